@@ -1,0 +1,1 @@
+//! rho-bench: shared helpers for Rho's benchmark drivers.

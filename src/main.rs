@@ -1,0 +1,2 @@
+//! The `rho` binary: composition root and command line.
+fn main() {}
