@@ -1,1 +1,26 @@
 //! rho-actors: project actors that own a writer lease and a journal, and rebuild entity state by replay.
+//!
+//! Module map: [`entity`] is the child-entity pattern (fold, decide, identities) and [`child`]
+//! its actor; [`project`] is the first entity; [`state`] folds a whole project and [`replay`]
+//! rebuilds it from a snapshot plus the journal tail; [`project_actor`] serializes one project's
+//! writes; [`service`] supervises projects. [`codec`] is the only place that knows bincode.
+
+pub mod child;
+pub mod codec;
+mod durable;
+pub mod entity;
+pub mod error;
+pub mod fsutil;
+pub mod identity;
+pub mod limits;
+pub mod open;
+pub mod owners;
+pub mod principal;
+pub mod project;
+pub mod project_actor;
+pub mod replay;
+pub mod service;
+pub mod state;
+
+pub use error::ActorError;
+pub use principal::Principal;

@@ -1,0 +1,275 @@
+//! Journal benchmark: acknowledged appends against raw write+fdatasync and SQLite, group commit, replay.
+//!
+//! Usage: `cargo run --release -p rho-bench --bin journal_bench [-- --quick]`. Prints a Markdown
+//! report (figures and ratios, with the machine line) on stdout.
+
+#![allow(clippy::print_stdout)] // a test/bench driver reports on stdout
+
+use rho_actors::codec;
+use rho_actors::entity::Stamped;
+use rho_actors::project::{ProjectEvent, ProjectReply};
+use rho_bench::{machine_line, quantile_us, rate, scratch, time_loop};
+use rho_journal::{EntityRef, Journal, JournalConfig, NewRecord};
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const SIZES: [usize; 3] = [64, 256, 4096];
+
+fn record(size: usize, id: uuid::Uuid) -> NewRecord {
+    NewRecord {
+        entity: EntityRef {
+            kind: "bench".into(),
+            id,
+        },
+        time_ms: 1_700_000_000_000,
+        principal: "operator".into(),
+        change_id: None,
+        kind: "bench.appended".into(),
+        codec: 1,
+        payload: vec![0x5a; size],
+    }
+}
+
+/// The physical limit: write `size` bytes then fdatasync, in a loop, on the same file system.
+fn raw(dir: &Path, size: usize, budget: Duration) -> (f64, f64) {
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(format!("raw-{size}")))
+        .unwrap();
+    let buf = vec![0x5a; size];
+    let started = Instant::now();
+    let lat = time_loop(budget, 50, || {
+        f.write_all(&buf).unwrap();
+        f.sync_data().unwrap();
+    });
+    (
+        rate(lat.len() as u64, started.elapsed()),
+        quantile_us(&lat, 0.5),
+    )
+}
+
+fn journal_at(dir: &Path, name: &str) -> Journal {
+    Journal::create(
+        &dir.join(name),
+        uuid::Uuid::new_v4(),
+        JournalConfig::default(),
+    )
+    .unwrap()
+}
+
+/// `writers` threads each appending (and waiting for its acknowledgement) in a loop.
+fn journal_rate(dir: &Path, name: &str, size: usize, writers: usize, budget: Duration) -> f64 {
+    let journal = Arc::new(journal_at(dir, name));
+    let started = Instant::now();
+    let counts: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..writers)
+            .map(|_| {
+                let j = journal.clone();
+                s.spawn(move || {
+                    let id = uuid::Uuid::new_v4();
+                    let mut n = 0u64;
+                    while started.elapsed() < budget {
+                        j.append(vec![record(size, id)]).unwrap();
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let r = rate(counts.iter().sum(), started.elapsed());
+    journal.close().unwrap();
+    r
+}
+
+fn sqlite_rate(dir: &Path, size: usize, writers: usize, budget: Duration) -> f64 {
+    let path = dir.join(format!("sqlite-{size}-{writers}.db"));
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.pragma_update(None, "journal_mode", "WAL").unwrap();
+        c.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)", [])
+            .unwrap();
+    }
+    let started = Instant::now();
+    let counts: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..writers)
+            .map(|_| {
+                let path = path.clone();
+                s.spawn(move || {
+                    let c = rusqlite::Connection::open(&path).unwrap();
+                    c.pragma_update(None, "synchronous", "FULL").unwrap();
+                    c.busy_timeout(Duration::from_secs(30)).unwrap();
+                    let blob = vec![0x5au8; size];
+                    let mut n = 0u64;
+                    while started.elapsed() < budget {
+                        c.execute("INSERT INTO t (v) VALUES (?1)", [&blob]).unwrap();
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    rate(counts.iter().sum(), started.elapsed())
+}
+
+/// Writes `events` project setting events in large batches (the shape of a long-lived project).
+fn fill(journal: &Journal, project: uuid::Uuid, events: u64) {
+    let mut i = 0u64;
+    while i < events {
+        let n = (events - i).min(4096);
+        let batch = (0..n)
+            .map(|k| {
+                let ev = ProjectEvent::SettingSet {
+                    key: format!("k{}", (i + k) % 1000),
+                    value: Some(format!("{}", i + k)),
+                };
+                NewRecord {
+                    entity: EntityRef {
+                        kind: "project".into(),
+                        id: project,
+                    },
+                    time_ms: 1_700_000_000_000,
+                    principal: "agent:bench".into(),
+                    change_id: None,
+                    kind: "project.setting-set".into(),
+                    codec: codec::CURRENT_CODEC,
+                    payload: codec::encode(&Stamped::<ProjectEvent, ProjectReply> {
+                        event: ev,
+                        identity: None,
+                    })
+                    .unwrap(),
+                }
+            })
+            .collect();
+        journal
+            .submit(
+                batch,
+                Box::new(|r| {
+                    r.unwrap();
+                }),
+            )
+            .unwrap();
+        i += n;
+    }
+}
+
+/// Reopens a project in a new process (this binary, `reopen DIR`) and returns its seconds.
+fn reopen_in_new_process(dir: &Path) -> (f64, String) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .arg("reopen")
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let secs = text
+        .split_whitespace()
+        .next()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(f64::NAN);
+    (secs, text)
+}
+
+fn reopen(dir: &Path) {
+    let started = Instant::now();
+    let opened =
+        rho_actors::open::open_project(dir, &rho_actors::open::ProjectConfig::default()).unwrap();
+    let secs = started.elapsed().as_secs_f64();
+    #[allow(clippy::print_stdout)]
+    {
+        println!(
+            "{secs:.3} s; snapshot at {:?}; {} records folded after it; last seq {}",
+            opened.stats.snapshot_seq, opened.stats.records, opened.state.last_seq
+        );
+    }
+    opened.journal.close().unwrap();
+}
+
+fn replay_section(base: &Path, events: u64, tail_bytes: u64) -> String {
+    let dir = base.join("replay-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let id = uuid::Uuid::new_v4();
+    let started = Instant::now();
+    let journal = Journal::create(
+        &rho_actors::open::journal_dir(&dir),
+        id,
+        JournalConfig::default(),
+    )
+    .unwrap();
+    fill(&journal, id, events);
+    journal.close().unwrap();
+    drop(journal);
+    let fill_secs = started.elapsed().as_secs_f64();
+    let size: u64 = std::fs::read_dir(rho_actors::open::journal_dir(&dir))
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+        .sum();
+    let (full, full_text) = reopen_in_new_process(&dir);
+
+    // Snapshot at the end, then a tail of `tail_bytes` of further events.
+    let opened =
+        rho_actors::open::open_project(&dir, &rho_actors::open::ProjectConfig::default()).unwrap();
+    let bytes = opened.state.encode().unwrap();
+    opened
+        .journal
+        .write_snapshot(opened.state.last_seq, &bytes)
+        .unwrap();
+    let per_event = (size / events.max(1)).max(1);
+    let tail_events = tail_bytes / per_event;
+    fill(&opened.journal, id, tail_events);
+    opened.journal.close().unwrap();
+    drop(opened);
+    let (snap, snap_text) = reopen_in_new_process(&dir);
+    format!(
+        "| replay, no snapshot | {events} events, {:.1} MB journal | {full:.3} s reopen ({:.0} events/s) | {full_text} |\n\
+         | replay, snapshot + tail | {tail_events} tail events, {:.1} MB tail | {snap:.3} s reopen | {snap_text} (goal <= 1 s) |\n\
+         | (journal written in) | | {fill_secs:.1} s | bulk batches of 4096 |\n",
+        size as f64 / 1e6,
+        events as f64 / full,
+        (tail_events * per_event) as f64 / 1e6,
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("reopen") {
+        reopen(Path::new(&args[2]));
+        return;
+    }
+    let quick = args.iter().any(|a| a == "--quick");
+    let budget = Duration::from_millis(if quick { 300 } else { 2000 });
+    let dir = scratch("journal-bench");
+    let mut report = String::new();
+    report.push_str(&format!("machine: {}\n\n", machine_line()));
+    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | journal 1 writer /s | ratio | journal 8 /s | journal 64 /s | 64 vs 1 | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for size in SIZES {
+        let (raw_rate, sync_p50) = raw(&dir, size, budget);
+        let j1 = journal_rate(&dir, &format!("j1-{size}"), size, 1, budget);
+        let j8 = journal_rate(&dir, &format!("j8-{size}"), size, 8, budget);
+        let j64 = journal_rate(&dir, &format!("j64-{size}"), size, 64, budget);
+        let s1 = sqlite_rate(&dir, size, 1, budget);
+        let s8 = sqlite_rate(&dir, size, 8, budget);
+        let s64 = sqlite_rate(&dir, size, 64, budget);
+        report.push_str(&format!(
+            "| {size} B | {raw_rate:.0} | {sync_p50:.0} µs | {j1:.0} | {:.2}x | {j8:.0} | {j64:.0} | {:.1}x | {s1:.0} | {s8:.0} | {s64:.0} | {:.2}x | {:.1}x |\n",
+            j1 / raw_rate, j64 / j1, j1 / s1, j64 / s64
+        ));
+    }
+    report.push_str("\n| replay | input | result | detail |\n|---|---|---|---|\n");
+    let (events, tail) = if quick {
+        (100_000, 8 << 20)
+    } else {
+        (1_000_000, 64 << 20)
+    };
+    report.push_str(&replay_section(&dir, events, tail));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(report.as_bytes());
+}

@@ -1,0 +1,331 @@
+//! The single writer thread: group commit (one write + one fdatasync per group), segment roll,
+//! write-failure rollback and fsync poisoning.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::error::{IoFailure, JournalError};
+use crate::failpoint;
+use crate::frame::{self, Stamp};
+use crate::fsutil;
+use crate::header::{segment_file_name, SegmentHeader, FORMAT_VERSION, HEADER_LEN};
+use crate::state::{complete, lock, Batch, Mode, Shared, Stamped};
+use crate::types::{NewRecord, KIND_CHECKPOINT};
+
+/// Creates segment file `header` in `dir` atomically (temp, fsync, rename, dir fsync) and returns
+/// it open for writing.
+pub(crate) fn create_segment(dir: &Path, header: &SegmentHeader) -> io::Result<(File, PathBuf)> {
+    let path = dir.join(segment_file_name(header.segment, header.first_seq));
+    let tmp = dir.join(format!(
+        "{}.tmp",
+        segment_file_name(header.segment, header.first_seq)
+    ));
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)?;
+    f.write_all(&header.encode())?;
+    f.sync_all()?;
+    if let Err(e) = fs::rename(&tmp, &path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    failpoint::point(failpoint::AFTER_SEGMENT_CREATE_BEFORE_DIR_SYNC);
+    fsutil::sync_dir(dir)?;
+    Ok((f, path))
+}
+
+/// The writer thread's own state: the open tail segment.
+pub(crate) struct Writer {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) file: File,
+    pub(crate) header: SegmentHeader,
+    /// End of durable data in the current segment.
+    pub(crate) offset: u64,
+    pub(crate) buf: Vec<u8>,
+}
+
+enum Outcome {
+    Ok,
+    WriteFailed(io::Error),
+    Poison(String),
+}
+
+impl Writer {
+    /// The writer loop: runs until stopped (after draining) or poisoned.
+    pub(crate) fn run(mut self) {
+        while let Some((group, roll)) = self.next_group() {
+            self.commit(group, roll);
+        }
+    }
+
+    /// Waits for work and drains a group; `None` when the writer must exit.
+    fn next_group(&mut self) -> Option<(Vec<Batch>, bool)> {
+        let sh = Arc::clone(&self.shared);
+        let mut st = lock(&sh.state);
+        loop {
+            if matches!(st.mode, Mode::Poisoned(_)) {
+                return None;
+            }
+            if !st.queue.is_empty() {
+                break;
+            }
+            if st.stop {
+                return None;
+            }
+            st = sh.work.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        let cfg = &sh.config;
+        let mut group = Vec::new();
+        let (mut recs, mut bytes) = (0usize, 0usize);
+        while let Some(b) = st.queue.front() {
+            if !group.is_empty()
+                && (recs + b.records.len() > cfg.group_max_records
+                    || bytes + b.bytes > cfg.group_max_bytes)
+            {
+                break;
+            }
+            recs += b.records.len();
+            bytes += b.bytes;
+            if let Some(b) = st.queue.pop_front() {
+                group.push(b);
+            }
+        }
+        let roll =
+            self.offset > HEADER_LEN as u64 && self.offset + bytes as u64 > cfg.segment_bytes;
+        if roll {
+            // The checkpoint takes the next seq, right after the drained batches.
+            let rec = NewRecord {
+                entity: sh.internal_entity(),
+                time_ms: crate::journal::now_ms(),
+                principal: crate::journal::INTERNAL_PRINCIPAL.to_string(),
+                change_id: None,
+                kind: KIND_CHECKPOINT.to_string(),
+                codec: 0,
+                payload: Vec::new(),
+            };
+            let es = {
+                let s = st.entity_seqs.entry(rec.entity.clone()).or_insert(0);
+                *s += 1;
+                *s
+            };
+            let seq = st.next_seq;
+            st.next_seq += 1;
+            let n = frame::frame_len(&rec);
+            group.push(Batch {
+                records: vec![Stamped {
+                    rec,
+                    seq,
+                    entity_seq: es,
+                }],
+                bytes: n,
+                done: None,
+            });
+        }
+        Some((group, roll))
+    }
+
+    fn commit(&mut self, group: Vec<Batch>, roll: bool) {
+        match self.write_group(&group, roll) {
+            Outcome::Ok => self.ack(group, roll),
+            Outcome::WriteFailed(e) => self.fail_write(group, e),
+            Outcome::Poison(reason) => self.poison(group, reason),
+        }
+    }
+
+    fn write_group(&mut self, group: &[Batch], roll: bool) -> Outcome {
+        let first = group
+            .first()
+            .and_then(|b| b.records.first())
+            .map_or(0, |r| r.seq);
+        if roll {
+            let header = SegmentHeader {
+                version: FORMAT_VERSION,
+                project_id: self.shared.project_id,
+                segment: self.header.segment + 1,
+                first_seq: first,
+                epoch: self.shared.epoch,
+                salt: rand::random(),
+            };
+            match create_segment(&self.shared.dir, &header) {
+                Ok((file, _)) => {
+                    self.file = file;
+                    self.header = header;
+                    self.offset = HEADER_LEN as u64;
+                }
+                Err(e) => {
+                    // If the new name may exist but is not durable, we cannot know: poison.
+                    let path = self
+                        .shared
+                        .dir
+                        .join(segment_file_name(header.segment, header.first_seq));
+                    if path.exists() {
+                        return Outcome::Poison(format!(
+                            "creating segment {} failed after its rename: {e}",
+                            header.segment
+                        ));
+                    }
+                    return Outcome::WriteFailed(e);
+                }
+            }
+        }
+        self.buf.clear();
+        for b in group {
+            for r in &b.records {
+                let st = Stamp {
+                    seq: r.seq,
+                    write_first_seq: first,
+                    entity_seq: r.entity_seq,
+                    epoch: self.shared.epoch,
+                };
+                frame::encode_into(
+                    &mut self.buf,
+                    self.header.salt,
+                    self.header.segment,
+                    st,
+                    &r.rec,
+                );
+            }
+        }
+        failpoint::point(failpoint::BEFORE_WRITE);
+        if let Err(e) = self.write_buf() {
+            return Outcome::WriteFailed(e);
+        }
+        failpoint::point(failpoint::AFTER_WRITE_BEFORE_SYNC);
+        let synced = if failpoint::hit(failpoint::SYNC_ERROR).is_some() {
+            Err(io::Error::from_raw_os_error(5))
+        } else {
+            self.file.sync_data()
+        };
+        if let Err(e) = synced {
+            return Outcome::Poison(format!(
+                "fdatasync of segment {} failed: {e}",
+                self.header.segment
+            ));
+        }
+        self.offset += self.buf.len() as u64;
+        Outcome::Ok
+    }
+
+    fn write_buf(&mut self) -> io::Result<()> {
+        if failpoint::hit(failpoint::WRITE_ERROR).is_some() {
+            // Simulate ENOSPC after part of the data landed.
+            let half = &self.buf[..self.buf.len() / 2];
+            self.file.write_all_at(half, self.offset)?;
+            return Err(io::Error::from_raw_os_error(28));
+        }
+        self.file.write_all_at(&self.buf, self.offset)
+    }
+
+    fn ack(&mut self, group: Vec<Batch>, roll: bool) {
+        let sh = Arc::clone(&self.shared);
+        let last = group.last().map_or(0, Batch::last_seq);
+        sh.durable.store(last, Ordering::SeqCst);
+        failpoint::point(failpoint::AFTER_SYNC_BEFORE_ACK);
+        let mark_err = if roll {
+            sh.update_watermark(|w| w.seq = w.seq.max(last)).err()
+        } else {
+            None
+        };
+        for b in group {
+            let seq = b.last_seq();
+            if let Some(done) = b.done {
+                complete(|| done(Ok(seq)));
+            }
+        }
+        let ready = {
+            let mut st = lock(&sh.state);
+            let rest = st.waiters.split_off(&(last + 1));
+            std::mem::replace(&mut st.waiters, rest)
+        };
+        for w in ready.into_values().flatten() {
+            complete(|| w(Ok(())));
+        }
+        if let Some(e) = mark_err {
+            self.poison(
+                Vec::new(),
+                format!("writing the checkpoint watermark failed: {e}"),
+            );
+        }
+    }
+
+    fn fail_write(&mut self, group: Vec<Batch>, err: io::Error) {
+        let truncated = if failpoint::hit(failpoint::TRUNCATE_ERROR).is_some() {
+            Err(io::Error::from_raw_os_error(5))
+        } else {
+            self.file
+                .set_len(self.offset)
+                .and_then(|()| self.file.sync_all())
+        };
+        if let Err(te) = truncated {
+            return self.poison(
+                group,
+                format!("write failed ({err}) and truncating back failed: {te}"),
+            );
+        }
+        tracing::warn!(
+            segment = self.header.segment,
+            offset = self.offset,
+            error = %err,
+            "journal write failed; truncated back to the durable offset"
+        );
+        let sh = Arc::clone(&self.shared);
+        let durable = sh.durable.load(Ordering::SeqCst);
+        let (failed, waiters) = {
+            let mut st = lock(&sh.state);
+            if st.mode == Mode::Open {
+                st.mode = Mode::NeedsRebuild;
+            }
+            let mut failed = group;
+            failed.extend(st.queue.drain(..));
+            for b in failed.iter().rev() {
+                for r in b.records.iter().rev() {
+                    if r.entity_seq <= 1 {
+                        st.entity_seqs.remove(&r.rec.entity);
+                    } else if let Some(s) = st.entity_seqs.get_mut(&r.rec.entity) {
+                        *s = r.entity_seq - 1;
+                    }
+                }
+            }
+            st.next_seq = durable + 1;
+            let waiters = std::mem::take(&mut st.waiters);
+            (failed, waiters)
+        };
+        let e = JournalError::WriteFailed {
+            source: IoFailure::from(&err),
+        };
+        for b in failed {
+            if let Some(done) = b.done {
+                complete(|| done(Err(e.clone())));
+            }
+        }
+        for w in waiters.into_values().flatten() {
+            complete(|| w(Err(e.clone())));
+        }
+    }
+
+    fn poison(&mut self, group: Vec<Batch>, reason: String) {
+        tracing::error!(segment = self.header.segment, %reason, "journal poisoned");
+        let sh = Arc::clone(&self.shared);
+        let (queued, waiters) = {
+            let mut st = lock(&sh.state);
+            st.mode = Mode::Poisoned(reason.clone());
+            let q: Vec<Batch> = st.queue.drain(..).collect();
+            (q, std::mem::take(&mut st.waiters))
+        };
+        let e = JournalError::Poisoned { reason };
+        for b in group.into_iter().chain(queued) {
+            if let Some(done) = b.done {
+                complete(|| done(Err(e.clone())));
+            }
+        }
+        for w in waiters.into_values().flatten() {
+            complete(|| w(Err(e.clone())));
+        }
+    }
+}

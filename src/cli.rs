@@ -1,0 +1,69 @@
+//! The `rho` command line: every option and subcommand, parsed by clap.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Rho: a local workspace where a person and their AI Agent do data analysis together.
+#[derive(Debug, Parser)]
+#[command(name = "rho", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+    #[command(flatten)]
+    pub(crate) serve: ServeArgs,
+}
+
+/// Options of a service start (`rho` with no subcommand).
+#[derive(Debug, Args, Clone)]
+pub(crate) struct ServeArgs {
+    /// The projects folder (must exist). Default: ~/Rho/projects, created if missing.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+    /// The service state folder (created if missing; must be outside the root). Default: ~/Rho/state.
+    #[arg(long = "state-dir", value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Read a project's journal without a running service.
+    #[command(subcommand)]
+    Journal(JournalCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum JournalCommand {
+    /// Print, verify, count or replay a project's journal (read-only; safe while the service runs).
+    Inspect(InspectArgs),
+}
+
+/// `rho journal inspect` options.
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    /// A project folder or its journal folder (`<project>/.rho/journal`).
+    pub(crate) path: PathBuf,
+    /// JSON Lines on stdout (schema in docs/operations.md).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// First seq to show.
+    #[arg(long, value_name = "SEQ")]
+    pub(crate) from: Option<u64>,
+    /// Last seq to show.
+    #[arg(long, value_name = "SEQ")]
+    pub(crate) to: Option<u64>,
+    /// Only records of this entity id (with --replay: print this entity's state).
+    #[arg(long, value_name = "ID")]
+    pub(crate) entity: Option<uuid::Uuid>,
+    /// Check every frame, seq, epoch and snapshot; print the first problem.
+    #[arg(long)]
+    pub(crate) verify: bool,
+    /// Segments, records, bytes, records per entity kind, last durable seq, scan speed.
+    #[arg(long)]
+    pub(crate) stats: bool,
+    /// Replay with the service's fold code and print the rebuilt state.
+    #[arg(long)]
+    pub(crate) replay: bool,
+    /// With --replay: the state as of this seq.
+    #[arg(long, value_name = "SEQ", requires = "replay")]
+    pub(crate) at: Option<u64>,
+}
