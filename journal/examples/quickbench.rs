@@ -57,7 +57,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 2. Concurrent acknowledged appends (group commit).
     for threads in [8u64, 64] {
         let dir = root.join(format!("group{threads}/.rho/journal"));
-        let j = Arc::new(Journal::create(&dir, Uuid::new_v4(), JournalConfig::default())?);
+        let j = Arc::new(Journal::create(
+            &dir,
+            Uuid::new_v4(),
+            JournalConfig::default(),
+        )?);
         let t = Instant::now();
         let per = 16_000 / threads;
         let hs: Vec<_> = (0..threads)
