@@ -24,3 +24,5 @@ pub mod state;
 
 pub use error::ActorError;
 pub use principal::Principal;
+pub mod contract;
+pub mod service_contract;

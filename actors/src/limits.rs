@@ -275,13 +275,20 @@ fn err(key: &str, reason: impl Into<String>) -> LimitsError {
 /// Checks `user` against the shape of `defaults`, key by key.
 fn check(path: &str, user: &Value, defaults: &Value) -> Result<(), LimitsError> {
     let Value::Object(map) = user else {
-        return Err(err(if path.is_empty() { "(top)" } else { path }, "must be an object"));
+        return Err(err(
+            if path.is_empty() { "(top)" } else { path },
+            "must be an object",
+        ));
     };
     let Value::Object(known) = defaults else {
         return Err(err(path, "is not an object of limits"));
     };
     for (key, value) in map {
-        let full = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+        let full = if path.is_empty() {
+            key.clone()
+        } else {
+            format!("{path}.{key}")
+        };
         let Some(default) = known.get(key) else {
             return Err(err(&full, "unknown key"));
         };
@@ -294,7 +301,10 @@ fn check(path: &str, user: &Value, defaults: &Value) -> Result<(), LimitsError> 
                 if MAXIMA.contains(&full.as_str()) {
                     if let Some(max) = default.as_u64() {
                         if n > max {
-                            return Err(err(&full, format!("is a maximum ({max}); a limits file may only lower it")));
+                            return Err(err(
+                                &full,
+                                format!("is a maximum ({max}); a limits file may only lower it"),
+                            ));
                         }
                     }
                 }
@@ -324,7 +334,8 @@ impl Limits {
     pub fn from_json(text: &str) -> Result<Limits, LimitsError> {
         let user: Value = serde_json::from_str(text)
             .map_err(|e| err("(file)", format!("not valid JSON: {e}")))?;
-        let mut base = serde_json::to_value(Limits::default()).map_err(|e| err("(defaults)", e.to_string()))?;
+        let mut base = serde_json::to_value(Limits::default())
+            .map_err(|e| err("(defaults)", e.to_string()))?;
         check("", &user, &base)?;
         merge(&mut base, &user);
         serde_json::from_value(base).map_err(|e| err("(file)", e.to_string()))
@@ -376,7 +387,10 @@ mod tests {
             (r#"{"maxQueue": "4"}"#, "maxQueue"),
             (r#"{"maxQueue": -1}"#, "maxQueue"),
             (r#"{"documents": 3}"#, "documents"),
-            (r#"{"layeredGrantLimits": {"maxMethods": 200}}"#, "layeredGrantLimits.maxMethods"),
+            (
+                r#"{"layeredGrantLimits": {"maxMethods": 200}}"#,
+                "layeredGrantLimits.maxMethods",
+            ),
             ("[1]", "(top)"),
             ("{", "(file)"),
         ];

@@ -22,6 +22,8 @@ pub(crate) const MAX_EVENT_KIND: usize = 64;
 pub(crate) const MIN_FRAME: usize = align8(PREFIX + BODY_FIXED + 2);
 
 const FLAG_CHANGE_ID: u8 = 1;
+/// Set on the last frame of a write: a write without it at the tail is incomplete.
+const FLAG_WRITE_END: u8 = 2;
 
 /// Rounds up to a multiple of 8.
 pub(crate) const fn align8(n: usize) -> usize {
@@ -66,6 +68,8 @@ pub(crate) struct Stamp {
     pub(crate) write_first_seq: u64,
     pub(crate) entity_seq: u64,
     pub(crate) epoch: u64,
+    /// This is the last frame of its write.
+    pub(crate) write_end: bool,
 }
 
 /// Appends the frame of `r` to `out`. The caller has validated `r`.
@@ -82,11 +86,15 @@ pub(crate) fn encode_into(out: &mut Vec<u8>, salt: u64, segment: u64, st: Stamp,
     out.push(r.codec);
     out.push(r.entity.kind.len() as u8);
     out.push(r.kind.len() as u8);
-    out.push(if r.change_id.is_some() {
+    let mut flags = if r.change_id.is_some() {
         FLAG_CHANGE_ID
     } else {
         0
-    });
+    };
+    if st.write_end {
+        flags |= FLAG_WRITE_END;
+    }
+    out.push(flags);
     out.extend_from_slice(&(r.principal.len() as u32).to_le_bytes());
     out.extend_from_slice(&(change.len() as u32).to_le_bytes());
     out.extend_from_slice(&(r.payload.len() as u32).to_le_bytes());
@@ -141,6 +149,8 @@ pub(crate) struct FrameView<'a> {
     pub(crate) write_first_seq: u64,
     pub(crate) entity_seq: u64,
     pub(crate) epoch: u64,
+    /// Last frame of its write.
+    pub(crate) write_end: bool,
     pub(crate) time_ms: i64,
     pub(crate) entity_id: Uuid,
     pub(crate) codec: u8,
@@ -162,6 +172,7 @@ impl FrameView<'_> {
             offset,
             bytes: self.len as u32,
             epoch: self.epoch,
+            write_end: self.write_end,
             entity: EntityRef {
                 kind: self.entity_kind.to_string(),
                 id: self.entity_id,
@@ -234,7 +245,7 @@ fn parse_body(body: &[u8], total: usize) -> Result<FrameView<'_>, FrameError> {
     let p_len = u32_at(body, 60) as usize;
     let c_len = u32_at(body, 64) as usize;
     let pl_len = u32_at(body, 68) as usize;
-    if flags & !FLAG_CHANGE_ID != 0 {
+    if flags & !(FLAG_CHANGE_ID | FLAG_WRITE_END) != 0 {
         return Err(FrameError::Malformed("unknown flags"));
     }
     if flags & FLAG_CHANGE_ID == 0 && c_len != 0 {
@@ -276,6 +287,7 @@ fn parse_body(body: &[u8], total: usize) -> Result<FrameView<'_>, FrameError> {
     Ok(FrameView {
         seq: u64_at(body, 0),
         write_first_seq: u64_at(body, 8),
+        write_end: flags & FLAG_WRITE_END != 0,
         entity_seq: u64_at(body, 16),
         epoch: u64_at(body, 24),
         time_ms: u64_at(body, 32) as i64,
@@ -322,7 +334,7 @@ mod tests {
         ) {
             let mut r = rec(&kind, &principal, change.as_deref(), payload);
             r.time_ms = time;
-            let st = Stamp { seq, write_first_seq: seq, entity_seq: 9, epoch: 4 };
+            let st = Stamp { seq, write_first_seq: seq, entity_seq: 9, epoch: 4, write_end: true };
             let mut out = vec![1, 2, 3];
             encode_into(&mut out, salt, segment, st, &r);
             prop_assert_eq!(out.len() - 3, frame_len(&r));
@@ -366,6 +378,7 @@ mod tests {
             write_first_seq: 1,
             entity_seq: 1,
             epoch: 1,
+            write_end: true,
         };
         encode_into(&mut out, 1, 0, st, &r);
         assert!(matches!(

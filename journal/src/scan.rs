@@ -225,6 +225,17 @@ struct Scanner {
     out: Scanned,
 }
 
+/// A write whose last frame has not been seen yet.
+struct OpenWrite {
+    /// Offset of its first frame.
+    pos: usize,
+    first_seq: u64,
+    /// Epoch before the write.
+    prev_epoch: u64,
+    /// Entities its frames advanced, to roll back.
+    touched: Vec<(Uuid, String)>,
+}
+
 impl Scanner {
     fn problem(
         &mut self,
@@ -321,10 +332,20 @@ impl Scanner {
         });
         let mut pos = HEADER_LEN;
         let mut ok = true;
+        // The write (group commit) whose last frame has not been seen yet.
+        let mut write: Option<OpenWrite> = None;
         while pos < buf.len() {
             let expected = self.out.last_seq + 1;
             match frame::decode(buf, pos, h.salt, h.segment, self.mode.max_frame) {
                 Ok(v) => {
+                    if v.seq == v.write_first_seq {
+                        write = Some(OpenWrite {
+                            pos,
+                            first_seq: v.seq,
+                            prev_epoch: self.out.last_epoch,
+                            touched: Vec::new(),
+                        });
+                    }
                     if let Some(why) = self.check_frame(&v, expected, wm) {
                         self.problem(
                             ProblemKind::Corruption,
@@ -338,6 +359,12 @@ impl Scanner {
                         break;
                     }
                     visit(&v, f.number, pos as u64);
+                    if let Some(w) = &mut write {
+                        w.touched.push((v.entity_id, v.entity_kind.to_string()));
+                    }
+                    if v.write_end {
+                        write = None;
+                    }
                     self.out.last_seq = v.seq;
                     self.out.last_epoch = v.epoch;
                     self.out.records += 1;
@@ -353,14 +380,95 @@ impl Scanner {
                 }
             }
         }
+        let mut valid_end = pos as u64;
         if newest {
+            if let Some(w) = write {
+                if self.tear_final_write(f.number, buf.len(), w, wm) {
+                    valid_end = self.out.problem.as_ref().map_or(valid_end, |p| p.offset);
+                }
+                ok = false;
+            }
             self.out.tail = Some(Tail {
                 header: h,
                 path: f.path.clone(),
-                valid_end: pos as u64,
+                valid_end,
             });
         }
         ok
+    }
+
+    /// The newest segment ends inside a write (its last frame never landed, or a bad frame of the
+    /// same write was classified as a torn or in-flight tail): the whole write is the tail. Rolls
+    /// the scan back to the write's start; returns true when the tail is torn or in flight.
+    fn tear_final_write(
+        &mut self,
+        segment: u64,
+        len: usize,
+        w: OpenWrite,
+        wm: Option<Watermark>,
+    ) -> bool {
+        let bytes = (len - w.pos) as u64;
+        let reason = format!("the final write (from seq {}) is incomplete", w.first_seq);
+        match self.out.problem.as_ref().map(|p| p.kind) {
+            Some(ProblemKind::Corruption) => return false,
+            Some(_) => {
+                // A bad frame inside the write was classified as a tail: widen it to the write.
+                if let Some(p) = self.out.problem.as_mut() {
+                    p.bytes = bytes;
+                    p.offset = w.pos as u64;
+                    p.seq = w.first_seq;
+                }
+            }
+            None => {
+                let kind = if self.mode.live_writer {
+                    ProblemKind::InFlightTail
+                } else {
+                    ProblemKind::TornTail
+                };
+                self.problem(
+                    kind,
+                    segment,
+                    w.pos as u64,
+                    w.first_seq,
+                    bytes,
+                    reason.clone(),
+                );
+            }
+        }
+        let must = self.out.must_exist;
+        let clean = wm.is_some_and(|wm| wm.clean);
+        if (w.first_seq <= must || clean) && !self.mode.live_writer {
+            if let Some(p) = self.out.problem.as_mut() {
+                p.kind = ProblemKind::Corruption;
+                p.reason = if clean {
+                    format!("{reason} after a clean shutdown")
+                } else {
+                    format!(
+                        "{reason} at or below seq {must} that a checkpoint or snapshot recorded"
+                    )
+                };
+            }
+            return false;
+        }
+        // Roll back what the write's frames added.
+        let n = w.touched.len() as u64;
+        self.out.last_seq = w.first_seq - 1;
+        self.out.last_epoch = w.prev_epoch;
+        self.out.records -= n;
+        if let Some(last) = self.out.segments.last_mut() {
+            last.records -= n;
+        }
+        for (id, kind) in w.touched {
+            if let Some(kinds) = self.out.entities.get_mut(&id) {
+                if let Some(i) = kinds.iter().position(|(k, _)| *k == kind) {
+                    kinds[i].1 -= 1;
+                    if kinds[i].1 == 0 {
+                        kinds.remove(i);
+                    }
+                }
+            }
+        }
+        true
     }
 
     fn check_frame(

@@ -47,13 +47,16 @@ fn build(
     };
     let mut buf = h.encode().to_vec();
     let mut offs = Vec::new();
-    for &(seq, wf, es, epoch, ent) in frames {
+    for (i, &(seq, wf, es, epoch, ent)) in frames.iter().enumerate() {
         offs.push(buf.len());
+        // A frame ends its write when the next frame belongs to a later write (or there is none).
+        let write_end = frames.get(i + 1).is_none_or(|next| next.1 > seq);
         let st = Stamp {
             seq,
             write_first_seq: wf,
             entity_seq: es,
             epoch,
+            write_end,
         };
         encode_into(&mut buf, SALT, 0, st, &rec(ent));
     }
@@ -126,7 +129,9 @@ fn damage_inside_the_final_write_is_torn_but_before_a_later_write_is_corruption(
     let (mut buf, offs) = build(t.path(), &frames, false, 0);
     damage(t.path(), &mut buf, offs[2] + 20);
     let (kind, seq, _) = problem(t.path()).unwrap();
-    assert_eq!((kind, seq), (ProblemKind::TornTail, 3));
+    // The whole final write is the torn tail, not only its damaged frame: a transaction is never
+    // kept in part.
+    assert_eq!((kind, seq), (ProblemKind::TornTail, 2));
     let t = tempfile::tempdir().unwrap();
     let (mut buf, offs) = build(t.path(), &frames, false, 0);
     damage(t.path(), &mut buf, offs[1] + 20);
@@ -148,6 +153,43 @@ fn damage_inside_the_final_write_is_torn_but_before_a_later_write_is_corruption(
     let (mut buf, offs) = build(t.path(), &frames, true, 4);
     damage(t.path(), &mut buf, offs[3] + 20);
     assert_eq!(problem(t.path()).unwrap().0, ProblemKind::Corruption);
+}
+
+#[test]
+fn a_final_write_cut_at_a_frame_boundary_is_torn_whole() {
+    // Writes: [1], [2, 3, 4]; the file ends after frame 3, so write [2, 3, 4] never finished.
+    let frames = [
+        (1, 1, 1, 1, 1),
+        (2, 2, 2, 1, 1),
+        (3, 2, 3, 1, 1),
+        (4, 2, 4, 1, 1),
+    ];
+    let t = tempfile::tempdir().unwrap();
+    let (mut buf, offs) = build(t.path(), &frames, false, 0);
+    buf.truncate(offs[3]);
+    std::fs::write(t.path().join(segment_file_name(0, 1)), &buf).unwrap();
+    let s = scan(t.path(), false).unwrap();
+    let p = s.problem.expect("an unfinished write is a torn tail");
+    assert_eq!(
+        (p.kind, p.seq, p.offset),
+        (ProblemKind::TornTail, 2, offs[1] as u64)
+    );
+    assert_eq!(
+        s.last_seq, 1,
+        "the unfinished write's frames are not counted"
+    );
+    // While a writer holds the lease the same bytes are in flight, not damage.
+    let s = scan(t.path(), true).unwrap();
+    assert_eq!(s.problem.unwrap().kind, ProblemKind::InFlightTail);
+    // Below a watermark it is corruption.
+    let t = tempfile::tempdir().unwrap();
+    let (mut buf, offs) = build(t.path(), &frames, false, 2);
+    buf.truncate(offs[3]);
+    std::fs::write(t.path().join(segment_file_name(0, 1)), &buf).unwrap();
+    assert_eq!(
+        scan(t.path(), false).unwrap().problem.unwrap().kind,
+        ProblemKind::Corruption
+    );
 }
 
 #[test]

@@ -54,6 +54,8 @@ pub struct Record {
     pub bytes: u32,
     /// Writer epoch that wrote it.
     pub epoch: u64,
+    /// Last frame of its write (one group commit): the write is durable as a whole.
+    pub write_end: bool,
     /// The entity.
     pub entity: EntityRef,
     /// Per-entity seq, contiguous from 1.

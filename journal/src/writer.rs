@@ -175,6 +175,7 @@ impl Writer {
             }
         }
         self.buf.clear();
+        let last = group.last().map_or(0, Batch::last_seq);
         for b in group {
             for r in &b.records {
                 let st = Stamp {
@@ -182,6 +183,7 @@ impl Writer {
                     write_first_seq: first,
                     entity_seq: r.entity_seq,
                     epoch: self.shared.epoch,
+                    write_end: r.seq == last,
                 };
                 frame::encode_into(
                     &mut self.buf,

@@ -1,0 +1,86 @@
+//! The operation contract: every operation declared once (name, version, owner, effect, callers, schemas, errors, events).
+//!
+//! Owners declare their operations in their own `contract` modules; [`registry`] collects them.
+//! `protocol.describe`, `protocol/index.json`, the HTTP edge and the MCP adapter all read this
+//! one registry.
+
+pub mod registry;
+
+use crate::owners::Owner;
+use serde::Serialize;
+
+/// Whether an operation changes state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    Read,
+    Write,
+}
+
+/// The kinds of principal an operation may be called by (CONVENTIONS, Principals).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallerKind {
+    /// The browser of the same OS user on this machine.
+    Local,
+    /// The holder of the operator token in `connection.json`.
+    Operator,
+    /// An Agent grant (only for methods it was granted).
+    Agent,
+    /// A tab opened through a `--pair` link.
+    Paired,
+}
+
+/// Every caller kind.
+pub const ANY: &[CallerKind] = &[
+    CallerKind::Local,
+    CallerKind::Operator,
+    CallerKind::Agent,
+    CallerKind::Paired,
+];
+/// The person and the operator, never an Agent.
+pub const PERSON_OR_OPERATOR: &[CallerKind] =
+    &[CallerKind::Local, CallerKind::Operator, CallerKind::Paired];
+/// Only the browser on this machine.
+pub const LOCAL_ONLY: &[CallerKind] = &[CallerKind::Local];
+
+/// One operation's declaration.
+#[derive(Debug, Clone, Copy)]
+pub struct OperationSpec {
+    /// Wire name, e.g. `project.create`.
+    pub name: &'static str,
+    /// Contract version of this operation.
+    pub version: &'static str,
+    /// The owner that provides it; `None` for the service's own operations.
+    pub owner: Option<Owner>,
+    pub effect: Effect,
+    /// Who may call it. An Agent may call it only if `Agent` is listed and the grant includes it.
+    pub callers: &'static [CallerKind],
+    /// Whether the request carries `projectId` (the MCP adapter injects it).
+    pub project_scoped: bool,
+    pub summary: &'static str,
+    /// JSON Schema of the request body.
+    pub request: fn() -> schemars::Schema,
+    /// JSON Schema of the reply's `value`.
+    pub response: fn() -> schemars::Schema,
+    /// Error codes it may answer with (beyond `unauthorized`, `forbidden`, `internal`).
+    pub errors: &'static [&'static str],
+    /// Event kinds it may emit.
+    pub events: &'static [&'static str],
+}
+
+impl OperationSpec {
+    pub fn allows(&self, caller: CallerKind) -> bool {
+        self.callers.contains(&caller)
+    }
+
+    /// Grantable to an Agent iff its contract allows the agent principal.
+    pub fn grantable(&self) -> bool {
+        self.allows(CallerKind::Agent)
+    }
+}
+
+/// A JSON Schema for `T`.
+pub fn schema<T: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::schema_for!(T)
+}
