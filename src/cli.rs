@@ -22,6 +22,33 @@ pub(crate) struct ServeArgs {
     /// The service state folder (created if missing; must be outside the root). Default: ~/Rho/state.
     #[arg(long = "state-dir", value_name = "DIR")]
     pub(crate) state_dir: Option<PathBuf>,
+    /// Listen on this loopback port (0: any new port). Default: this state's last port.
+    #[arg(long, value_name = "PORT")]
+    pub(crate) port: Option<u16>,
+    /// Select capability owners, comma-separated ("" selects none). Default: all.
+    #[arg(long, value_name = "LIST")]
+    pub(crate) plugins: Option<String>,
+    /// A JSON limits file (keys of docs/operations.md); values the seed calls maxima can only be lowered.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) limits: Option<PathBuf>,
+    /// The Rscript to use (or RHO_RSCRIPT). Default: Rscript on PATH.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) rscript: Option<PathBuf>,
+    /// The Claude Code CLI to use (or RHO_CLAUDE). Default: claude on PATH.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) claude: Option<PathBuf>,
+    /// The Codex CLI to use (or RHO_CODEX). Default: codex on PATH.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) codex: Option<PathBuf>,
+    /// The Python to use (or RHO_PYTHON). Default: python3 on PATH.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) python: Option<PathBuf>,
+    /// Mint a one-time browser link (5 minutes, single use) from a running service's connection file.
+    #[arg(long, value_name = "CONNECTION_FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits"])]
+    pub(crate) pair: Option<PathBuf>,
+    /// With --pair: narrow the link to one folder below the service root.
+    #[arg(long, value_name = "FOLDER", requires = "pair")]
+    pub(crate) project: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

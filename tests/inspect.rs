@@ -14,7 +14,8 @@ fn inspect(args: &[&str]) -> std::process::Output {
 #[test]
 fn lists_every_record_as_json_lines_with_the_documented_fields() {
     let root = tempfile::tempdir().unwrap();
-    let (id, dir) = make_project(root.path(), "listed", 5);
+    let state = tempfile::tempdir().unwrap();
+    let (id, dir) = make_project(root.path(), state.path(), "listed", 5);
     let before = listing(root.path());
     let out = inspect(&[dir.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -81,7 +82,8 @@ fn lists_every_record_as_json_lines_with_the_documented_fields() {
 #[test]
 fn verify_stats_and_replay_as_of_a_seq() {
     let root = tempfile::tempdir().unwrap();
-    let (id, dir) = make_project(root.path(), "replayed", 10);
+    let state = tempfile::tempdir().unwrap();
+    let (id, dir) = make_project(root.path(), state.path(), "replayed", 10);
     let d = dir.to_str().unwrap();
     let out = inspect(&[d, "--verify"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
@@ -130,7 +132,8 @@ fn verify_stats_and_replay_as_of_a_seq() {
 #[test]
 fn corruption_exits_1_and_names_where() {
     let root = tempfile::tempdir().unwrap();
-    let (_, dir) = make_project(root.path(), "broken", 8);
+    let state = tempfile::tempdir().unwrap();
+    let (_, dir) = make_project(root.path(), state.path(), "broken", 8);
     let lines = text(&inspect(&[dir.to_str().unwrap(), "--json"]).stdout);
     let third: serde_json::Value = serde_json::from_str(lines.lines().nth(2).unwrap()).unwrap();
     let seg = &segments(&dir)[0];
@@ -152,7 +155,7 @@ fn corruption_exits_1_and_names_where() {
 fn a_torn_tail_after_a_crash_exits_3_and_a_live_writers_tail_is_in_flight() {
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let (_, dir) = make_project(root.path(), "torn", 3);
+    let (_, dir) = make_project(root.path(), state.path(), "torn", 3);
     let service = Service::start(root.path(), state.path());
     // While the service holds the lease, an incomplete final frame is in flight, not damage.
     let seg = segments(&dir).pop().unwrap();

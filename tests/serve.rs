@@ -8,7 +8,7 @@ use util::{make_project, run, text, Service};
 fn a_flagged_start_prints_the_machine_line_and_stops_cleanly_on_sigterm() {
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let (_, dir) = make_project(root.path(), "p", 2);
+    let (_, dir) = make_project(root.path(), state.path(), "p", 2);
     let service = Service::start(root.path(), state.path());
     let first = &service.stdout_lines[0];
     assert!(
@@ -52,7 +52,7 @@ fn a_flagged_start_prints_the_machine_line_and_stops_cleanly_on_sigterm() {
 fn a_kill_9_leaves_no_stale_lock_and_the_project_reopens() {
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let (_, dir) = make_project(root.path(), "p", 2);
+    let (_, dir) = make_project(root.path(), state.path(), "p", 2);
     Service::start(root.path(), state.path()).kill9();
     let service = Service::start(root.path(), state.path());
     assert_eq!(service.terminate(), Some(0));
@@ -63,6 +63,7 @@ fn a_kill_9_leaves_no_stale_lock_and_the_project_reopens() {
 #[test]
 fn bad_folders_are_refused_with_exit_1() {
     let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
     let missing = root.path().join("nope");
     let out = run(&[
         "--root",

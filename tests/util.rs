@@ -108,17 +108,29 @@ impl Service {
 }
 
 /// Creates a project with a few settings through the actor system, then closes it cleanly.
-pub fn make_project(root: &Path, name: &str, settings: usize) -> (uuid::Uuid, PathBuf) {
+/// Registers it in the registry of `state` (the service's state folder).
+pub fn make_project(
+    root: &Path,
+    state: &Path,
+    name: &str,
+    settings: usize,
+) -> (uuid::Uuid, PathBuf) {
     use actix::Actor;
     use rho_actors::project::ProjectCommand;
     use rho_actors::project_actor::ProjectWrite;
     use rho_actors::service::{CloseAll, CreateProject, GetProject, ServiceActor};
     let system = actix::System::new();
     let out = system.block_on(async {
-        let service = ServiceActor::new(rho_actors::open::ProjectConfig::default()).start();
+        let (registry, _) = rho_actors::registry::Registry::open(state).unwrap();
+        let service = ServiceActor::new(
+            rho_actors::open::ProjectConfig::default(),
+            registry,
+            root.canonicalize().unwrap(),
+        )
+        .unwrap()
+        .start();
         let info = service
             .send(CreateProject {
-                root: root.into(),
                 name: name.into(),
                 principal: rho_actors::Principal::Local,
             })

@@ -14,7 +14,11 @@ pub enum ActorError {
     #[error("{what} not found")]
     NotFound { what: String },
     #[error("{reason}")]
-    Conflict { reason: String },
+    Conflict {
+        reason: String,
+        /// The id of the existing thing the request collided with, when there is one.
+        existing_id: Option<String>,
+    },
     #[error("version {current_version} is current")]
     Stale { current_version: u64 },
     #[error("limit {limit} ({value}) reached")]
@@ -51,6 +55,14 @@ impl ActorError {
             field: Some(field.to_string()),
             index: None,
             reason: reason.into(),
+        }
+    }
+
+    /// A `conflict` with nothing to name.
+    pub fn conflict(reason: impl Into<String>) -> Self {
+        ActorError::Conflict {
+            reason: reason.into(),
+            existing_id: None,
         }
     }
 

@@ -51,9 +51,9 @@ impl<R: Clone> IdentityTable<R> {
         match self.records.get(id) {
             None => Ok(None),
             Some(rec) if &rec.digest == digest => Ok(Some(rec.reply.clone())),
-            Some(_) => Err(ActorError::Conflict {
-                reason: format!("identity {id:?} was already used with a different input"),
-            }),
+            Some(_) => Err(ActorError::conflict(format!(
+                "identity {id:?} was already used with a different input"
+            ))),
         }
     }
 

@@ -89,6 +89,16 @@ impl ProjectActor {
         }
     }
 
+    /// Reads need a healthy project but never count against the write queue.
+    fn admit_read(&self) -> Result<(), ActorError> {
+        match &self.health {
+            Health::Failed(reason) => Err(ActorError::unavailable(format!(
+                "the project journal stopped: {reason}"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     fn admit(&self) -> Result<(), ActorError> {
         match &self.health {
             Health::Ready => {}
@@ -383,5 +393,31 @@ impl Handler<Close> for ProjectActor {
             ctx.stop();
             res
         }))
+    }
+}
+
+/// One page of a project folder's listing (`project.entries`).
+#[derive(Message)]
+#[rtype(result = "Result<crate::entries::Page, ActorError>")]
+pub struct ListEntries {
+    pub path: String,
+    pub cursor: Option<String>,
+}
+
+impl Handler<ListEntries> for ProjectActor {
+    type Result = ResponseFuture<Result<crate::entries::Page, ActorError>>;
+
+    fn handle(&mut self, msg: ListEntries, _: &mut Context<Self>) -> Self::Result {
+        let dir = self.dir.clone();
+        if let Err(e) = self.admit_read() {
+            return Box::pin(async move { Err(e) });
+        }
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || {
+                crate::entries::list(&dir, &msg.path, msg.cursor.as_deref())
+            })
+            .await
+            .map_err(|e| ActorError::internal(e.to_string()))?
+        })
     }
 }

@@ -11,13 +11,12 @@
 
 mod support;
 
-use actix::prelude::*;
 use rand::Rng;
 use rho_actors::open::{open_project, ProjectConfig};
 use rho_actors::project::{ProjectCommand, ProjectEntity};
 use rho_actors::project_actor::ProjectWrite;
 use rho_actors::replay::replay;
-use rho_actors::service::{CreateProject, GetProject, OpenDir, ServiceActor};
+use rho_actors::service::{CreateProject, GetProject, OpenFolder};
 use rho_actors::Principal;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -81,8 +80,17 @@ fn command(w: usize, n: u64) -> ProjectCommand {
 fn writer(dir: PathBuf) {
     let system = actix::System::new();
     system.block_on(async move {
-        let service = ServiceActor::new(drill_config()).start();
-        let id = service.send(OpenDir { dir }).await.unwrap().unwrap();
+        let state = std::env::var_os("RHO_DRILL_STATE").expect("RHO_DRILL_STATE");
+        let service = support::service_at(dir.parent().unwrap(), Path::new(&state), drill_config());
+        let id = service
+            .send(OpenFolder {
+                dir,
+                principal: Principal::Local,
+            })
+            .await
+            .unwrap()
+            .unwrap()
+            .id;
         let project = service.send(GetProject { id }).await.unwrap().unwrap();
         let state = project
             .send(rho_actors::project_actor::ProjectRead)
@@ -152,13 +160,12 @@ fn check(state: &ProjectEntity, acked: &BTreeMap<usize, u64>) -> Result<(), Stri
     Ok(())
 }
 
-fn new_project(root: &Path) -> PathBuf {
+fn new_project(root: &Path, state: &Path) -> PathBuf {
     let system = actix::System::new();
     let dir = system.block_on(async {
-        let service = ServiceActor::new(drill_config()).start();
+        let service = support::service_at(root, state, drill_config());
         let info = service
             .send(CreateProject {
-                root: root.into(),
                 name: "drill".into(),
                 principal: Principal::Local,
             })
@@ -236,7 +243,9 @@ fn verify(dir: &Path, acked: &BTreeMap<usize, u64>) -> Result<(), String> {
 
 fn drill() -> Result<(), String> {
     let root = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let dir = new_project(root.path());
+    let state = tempfile::tempdir().map_err(|e| e.to_string())?;
+    std::env::set_var("RHO_DRILL_STATE", state.path());
+    let dir = new_project(root.path(), state.path());
     let mut acked = BTreeMap::new();
     let started = Instant::now();
     let mut rng = rand::thread_rng();
@@ -264,7 +273,9 @@ fn drill() -> Result<(), String> {
 /// The checker must catch lost data: cut the journal below what was acknowledged.
 fn negative_control() -> Result<(), String> {
     let root = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let dir = new_project(root.path());
+    let state = tempfile::tempdir().map_err(|e| e.to_string())?;
+    std::env::set_var("RHO_DRILL_STATE", state.path());
+    let dir = new_project(root.path(), state.path());
     let mut acked = BTreeMap::new();
     run_and_kill(&dir, &mut acked, Duration::from_millis(400))?;
     verify(&dir, &acked)?;

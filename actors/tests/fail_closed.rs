@@ -2,14 +2,13 @@
 
 mod support;
 
-use actix::prelude::*;
 use rho_actors::open::{journal_dir, open_project, OpenError};
 use rho_actors::project_actor::ProjectRead;
 use rho_actors::replay::ReplayError;
-use rho_actors::service::{CloseAll, CreateProject, GetProject, OpenDir, ServiceActor};
+use rho_actors::service::{CloseAll, CreateProject, GetProject, ListProjects};
 use rho_actors::Principal;
 use rho_journal::{EntityRef, Journal, JournalConfig, NewRecord};
-use support::config;
+use support::{config, Env};
 
 #[test]
 fn an_unknown_event_kind_fails_closed() {
@@ -45,20 +44,19 @@ fn an_unknown_event_kind_fails_closed() {
 
 #[actix::test]
 async fn a_corrupt_project_is_unavailable_while_others_keep_working() {
-    let root = tempfile::tempdir().unwrap();
-    let service = ServiceActor::new(config()).start();
+    let env = Env::new();
+    let service = env.service();
     let mut dirs = Vec::new();
     for name in ["broken", "fine"] {
         let info = service
             .send(CreateProject {
-                root: root.path().into(),
                 name: name.into(),
                 principal: Principal::Local,
             })
             .await
             .unwrap()
             .unwrap();
-        dirs.push(info.dir);
+        dirs.push((info.id, info.dir));
     }
     service.send(CloseAll).await.unwrap();
     drop(service);
@@ -66,7 +64,7 @@ async fn a_corrupt_project_is_unavailable_while_others_keep_working() {
 
     // Flip a byte inside the first segment's first record: valid records follow it, so this is
     // corruption, not a torn tail.
-    let jdir = journal_dir(&dirs[0]);
+    let jdir = journal_dir(&dirs[0].1);
     let seg = std::fs::read_dir(&jdir)
         .unwrap()
         .flatten()
@@ -78,26 +76,27 @@ async fn a_corrupt_project_is_unavailable_while_others_keep_working() {
     bytes[at] ^= 0x40;
     std::fs::write(&seg, &bytes).unwrap();
 
-    let service = ServiceActor::new(config()).start();
+    let service = env.service();
     let err = service
-        .send(OpenDir {
-            dir: dirs[0].clone(),
-        })
+        .send(GetProject { id: dirs[0].0 })
         .await
         .unwrap()
         .unwrap_err();
     assert_eq!(err.code(), "unavailable");
     assert!(err.to_string().contains("rho journal inspect"), "{err}");
-    let id = service
-        .send(OpenDir {
-            dir: dirs[1].clone(),
-        })
+    let project = service
+        .send(GetProject { id: dirs[1].0 })
         .await
         .unwrap()
         .unwrap();
-    let project = service.send(GetProject { id }).await.unwrap().unwrap();
     assert_eq!(
         project.send(ProjectRead).await.unwrap().unwrap().name,
         "fine"
+    );
+    let listing = service.send(ListProjects).await.unwrap();
+    let broken = listing.iter().find(|l| l.id == dirs[0].0).unwrap();
+    assert!(
+        !broken.available && broken.reason.as_deref().unwrap_or("").contains("corrupt"),
+        "{broken:?}"
     );
 }

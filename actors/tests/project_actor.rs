@@ -2,16 +2,15 @@
 
 mod support;
 
-use actix::prelude::*;
 use rho_actors::open::{open_project, OpenError};
 use rho_actors::project::ProjectCommand;
 use rho_actors::project_actor::{ProjectRead, ProjectWrite, TakeSnapshot};
 use rho_actors::replay::replay;
-use rho_actors::service::{CloseAll, CreateProject, GetProject, OpenDir, ServiceActor};
+use rho_actors::service::{CloseAll, CreateProject, GetProject, OpenAll, OpenFolder};
 use rho_actors::Principal;
 use serde_json::json;
 use std::collections::BTreeMap;
-use support::{config, ctx, ctx_with};
+use support::{config, ctx, ctx_with, Env};
 
 fn set(key: &str, value: &str) -> ProjectCommand {
     ProjectCommand::SetSetting {
@@ -22,18 +21,20 @@ fn set(key: &str, value: &str) -> ProjectCommand {
 
 #[actix::test]
 async fn create_write_close_reopen_replays_the_same_state() {
-    let root = tempfile::tempdir().unwrap();
-    let service = ServiceActor::new(config()).start();
+    let env = Env::new();
+    let service = env.service();
     let info = service
         .send(CreateProject {
-            root: root.path().to_path_buf(),
             name: "alpha".into(),
             principal: Principal::Local,
         })
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(info.dir, root.path().join("alpha"));
+    assert_eq!(
+        info.dir,
+        env.root.path().canonicalize().unwrap().join("alpha")
+    );
     let project = service
         .send(GetProject { id: info.id })
         .await
@@ -61,15 +62,11 @@ async fn create_write_close_reopen_replays_the_same_state() {
     drop(service);
     actix::clock::sleep(std::time::Duration::from_millis(50)).await;
 
-    let service = ServiceActor::new(config()).start();
-    let id = service
-        .send(OpenDir {
-            dir: info.dir.clone(),
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(id, info.id);
+    let service = env.service();
+    for (_, res) in service.send(OpenAll).await.unwrap() {
+        res.unwrap();
+    }
+    let id = info.id;
     let project = service.send(GetProject { id }).await.unwrap().unwrap();
     let after = project.send(ProjectRead).await.unwrap().unwrap();
     assert_eq!(
@@ -93,11 +90,10 @@ async fn create_write_close_reopen_replays_the_same_state() {
 
 #[actix::test]
 async fn a_retried_identity_returns_its_original_reply_and_a_changed_one_conflicts() {
-    let root = tempfile::tempdir().unwrap();
-    let service = ServiceActor::new(config()).start();
+    let env = Env::new();
+    let service = env.service();
     let info = service
         .send(CreateProject {
-            root: root.path().into(),
             name: "ids".into(),
             principal: Principal::Operator,
         })
@@ -144,14 +140,7 @@ async fn a_retried_identity_returns_its_original_reply_and_a_changed_one_conflic
     actix::clock::sleep(std::time::Duration::from_millis(50)).await;
 
     // The identity survives a restart: it is rebuilt from the journal.
-    let service = ServiceActor::new(config()).start();
-    service
-        .send(OpenDir {
-            dir: info.dir.clone(),
-        })
-        .await
-        .unwrap()
-        .unwrap();
+    let service = env.service();
     let project = service
         .send(GetProject { id: info.id })
         .await
@@ -179,11 +168,10 @@ async fn a_retried_identity_returns_its_original_reply_and_a_changed_one_conflic
 
 #[actix::test]
 async fn a_transaction_is_all_or_nothing_and_invalid_input_changes_nothing() {
-    let root = tempfile::tempdir().unwrap();
-    let service = ServiceActor::new(config()).start();
+    let env = Env::new();
+    let service = env.service();
     let info = service
         .send(CreateProject {
-            root: root.path().into(),
             name: "tx".into(),
             principal: Principal::Local,
         })
@@ -215,7 +203,6 @@ async fn a_transaction_is_all_or_nothing_and_invalid_input_changes_nothing() {
     assert_eq!(state.version, 1);
     let err = service
         .send(CreateProject {
-            root: root.path().into(),
             name: "../escape".into(),
             principal: Principal::Local,
         })
@@ -225,7 +212,6 @@ async fn a_transaction_is_all_or_nothing_and_invalid_input_changes_nothing() {
     assert_eq!(err.code(), "invalid");
     let err = service
         .send(CreateProject {
-            root: root.path().into(),
             name: "tx".into(),
             principal: Principal::Local,
         })
@@ -237,11 +223,10 @@ async fn a_transaction_is_all_or_nothing_and_invalid_input_changes_nothing() {
 
 #[actix::test]
 async fn snapshot_plus_tail_equals_full_replay() {
-    let root = tempfile::tempdir().unwrap();
-    let service = ServiceActor::new(config()).start();
+    let env = Env::new();
+    let service = env.service();
     let info = service
         .send(CreateProject {
-            root: root.path().into(),
             name: "snap".into(),
             principal: Principal::Local,
         })
@@ -296,11 +281,10 @@ async fn snapshot_plus_tail_equals_full_replay() {
 
 #[actix::test]
 async fn a_second_writer_is_refused_with_the_holder_named() {
-    let root = tempfile::tempdir().unwrap();
-    let service = ServiceActor::new(config()).start();
+    let env = Env::new();
+    let service = env.service();
     let info = service
         .send(CreateProject {
-            root: root.path().into(),
             name: "lease".into(),
             principal: Principal::Local,
         })
@@ -318,20 +302,102 @@ async fn a_second_writer_is_refused_with_the_holder_named() {
 
 #[actix::test]
 async fn a_missing_journal_is_unavailable_and_never_recreated() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("empty");
-    std::fs::create_dir(&dir).unwrap();
+    let env = Env::new();
+    let service = env.service();
+    let info = service
+        .send(CreateProject {
+            name: "gone".into(),
+            principal: Principal::Local,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    service.send(CloseAll).await.unwrap();
+    drop(service);
+    actix::clock::sleep(std::time::Duration::from_millis(50)).await;
+    std::fs::remove_dir_all(info.dir.join(".rho")).unwrap();
     assert!(matches!(
-        open_project(&dir, &config()),
+        open_project(&info.dir, &config()),
         Err(OpenError::JournalMissing(_))
     ));
-    assert!(!dir.join(".rho").exists(), "opening created nothing");
-    let service = ServiceActor::new(config()).start();
+    assert!(!info.dir.join(".rho").exists(), "opening created nothing");
+    let service = env.service();
     let err = service
-        .send(OpenDir { dir: dir.clone() })
+        .send(GetProject { id: info.id })
         .await
         .unwrap()
         .unwrap_err();
     assert_eq!(err.code(), "unavailable");
-    assert!(!dir.join(".rho").exists());
+    assert!(
+        !info.dir.join(".rho").exists(),
+        "a registered project is never recreated empty"
+    );
+    let listing = service
+        .send(rho_actors::service::ListProjects)
+        .await
+        .unwrap();
+    assert!(!listing[0].available && listing[0].reason.is_some());
+}
+
+#[actix::test]
+async fn open_folder_registers_existing_folders_and_refuses_a_moved_duplicate() {
+    let env = Env::new();
+    let service = env.service();
+    let plain = env.root.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::write(plain.join("data.csv"), "a\n1\n").unwrap();
+    let info = service
+        .send(OpenFolder {
+            dir: plain.clone(),
+            principal: Principal::Operator,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(info.name, "plain");
+    let again = service
+        .send(OpenFolder {
+            dir: plain.clone(),
+            principal: Principal::Operator,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        again.id, info.id,
+        "opening a registered folder again is idempotent"
+    );
+    service.send(CloseAll).await.unwrap();
+    drop(service);
+    actix::clock::sleep(std::time::Duration::from_millis(50)).await;
+    // A copy of the folder (same journal id) at another path is a conflict naming the id.
+    let copy = env.root.path().join("copy");
+    std::fs::create_dir_all(copy.join(".rho/journal")).unwrap();
+    for f in std::fs::read_dir(plain.join(".rho/journal"))
+        .unwrap()
+        .flatten()
+    {
+        if f.path().is_file() {
+            std::fs::copy(f.path(), copy.join(".rho/journal").join(f.file_name())).unwrap();
+        }
+    }
+    let service = env.service();
+    let err = service
+        .send(OpenFolder {
+            dir: copy,
+            principal: Principal::Operator,
+        })
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(err.code(), "conflict");
+    let missing = service
+        .send(OpenFolder {
+            dir: env.root.path().join("nope"),
+            principal: Principal::Operator,
+        })
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(missing.code(), "not_found");
 }

@@ -29,3 +29,35 @@ pub fn ctx_with(change_id: &str, input: &serde_json::Value) -> CommandContext {
         identity: Some((change_id.to_string(), input_digest(input, "changeId"))),
     }
 }
+
+/// A projects root and a state folder for one test.
+pub struct Env {
+    pub root: tempfile::TempDir,
+    pub state: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env {
+            root: tempfile::tempdir().unwrap(),
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Starts a service over this root with the registry in this state (call inside a System).
+    pub fn service(&self) -> actix::Addr<rho_actors::service::ServiceActor> {
+        service_at(self.root.path(), self.state.path(), config())
+    }
+}
+
+pub fn service_at(
+    root: &std::path::Path,
+    state: &std::path::Path,
+    cfg: ProjectConfig,
+) -> actix::Addr<rho_actors::service::ServiceActor> {
+    use actix::Actor;
+    let (registry, _) = rho_actors::registry::Registry::open(state).unwrap();
+    rho_actors::service::ServiceActor::new(cfg, registry, root.canonicalize().unwrap())
+        .unwrap()
+        .start()
+}

@@ -99,7 +99,10 @@ impl Writer {
         let roll =
             self.offset > HEADER_LEN as u64 && self.offset + bytes as u64 > cfg.segment_bytes;
         if roll {
-            // The checkpoint takes the next seq, right after the drained batches.
+            // The checkpoint record takes the next unassigned seq, which comes after every batch
+            // already queued, so it goes to the back of the queue (a later write), never into this
+            // group: seqs on disk stay contiguous. The watermark itself is updated when this
+            // group's sync returns (see `ack`).
             let rec = NewRecord {
                 entity: sh.internal_entity(),
                 time_ms: crate::journal::now_ms(),
@@ -117,7 +120,7 @@ impl Writer {
             let seq = st.next_seq;
             st.next_seq += 1;
             let n = frame::frame_len(&rec);
-            group.push(Batch {
+            st.queue.push_back(Batch {
                 records: vec![Stamped {
                     rec,
                     seq,
@@ -229,10 +232,23 @@ impl Writer {
         let last = group.last().map_or(0, Batch::last_seq);
         sh.durable.store(last, Ordering::SeqCst);
         failpoint::point(failpoint::AFTER_SYNC_BEFORE_ACK);
-        let mark_err = if roll {
-            sh.update_watermark(|w| w.seq = w.seq.max(last)).err()
-        } else {
-            None
+        // The rolled segment's data, and a durable checkpoint record, become watermarks: nothing at
+        // or below them can later be taken for a torn tail.
+        let checkpoint = group
+            .iter()
+            .flat_map(|b| b.records.iter())
+            .filter(|r| {
+                r.rec.kind == KIND_CHECKPOINT
+                    && r.rec.entity.kind == crate::types::INTERNAL_ENTITY_KIND
+            })
+            .map(|r| r.seq)
+            .max();
+        let mark_err = match (roll, checkpoint) {
+            (false, None) => None,
+            (_, cp) => {
+                let seq = cp.unwrap_or(last);
+                sh.update_watermark(|w| w.seq = w.seq.max(seq)).err()
+            }
         };
         for b in group {
             let seq = b.last_seq();

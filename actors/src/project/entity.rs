@@ -155,9 +155,10 @@ impl Entity for ProjectEntity {
         let event = match command {
             ProjectCommand::Create { id, name } => {
                 if self.exists() {
-                    return Err(ActorError::Conflict {
-                        reason: format!("project {} already exists", self.id),
-                    });
+                    return Err(ActorError::conflict(format!(
+                        "project {} already exists",
+                        self.id
+                    )));
                 }
                 super::validate_name(name)?;
                 ProjectEvent::Created {

@@ -1,0 +1,84 @@
+//! Runtimes Rho uses (Rscript, Claude Code, Codex, Python): explicit selections must exist; others are looked up on PATH.
+
+use std::path::{Path, PathBuf};
+
+/// One runtime's selection and what was found.
+#[derive(Debug, Clone)]
+pub(crate) struct Runtime {
+    /// Display name, e.g. `R (Rscript)`.
+    pub(crate) label: &'static str,
+    /// The path in use, if found.
+    pub(crate) path: Option<PathBuf>,
+    /// Selected by option or environment (then it must exist).
+    pub(crate) explicit: bool,
+}
+
+/// All runtimes of a start.
+#[derive(Debug, Clone)]
+pub(crate) struct Runtimes {
+    pub(crate) rscript: Runtime,
+    pub(crate) claude: Runtime,
+    pub(crate) codex: Runtime,
+    pub(crate) python: Runtime,
+}
+
+/// Finds `name` on PATH.
+pub(crate) fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn select(label: &'static str, option: Option<&Path>, env: &str, binary: &str) -> Result<Runtime, String> {
+    let chosen = option
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os(env).filter(|v| !v.is_empty()).map(PathBuf::from));
+    match chosen {
+        Some(p) => {
+            let found = if p.components().count() == 1 { which(&p.to_string_lossy()) } else { Some(p.clone()) };
+            match found.filter(|f| is_executable(f)) {
+                Some(f) => Ok(Runtime { label, path: Some(f), explicit: true }),
+                None => Err(format!("the selected {label} {} does not exist or is not executable", p.display())),
+            }
+        }
+        None => Ok(Runtime { label, path: which(binary), explicit: false }),
+    }
+}
+
+impl Runtimes {
+    /// Resolves every runtime from options and environment; an explicit missing one is an error naming it.
+    pub(crate) fn resolve(
+        rscript: Option<&Path>,
+        claude: Option<&Path>,
+        codex: Option<&Path>,
+        python: Option<&Path>,
+    ) -> Result<Runtimes, String> {
+        Ok(Runtimes {
+            rscript: select("R (Rscript)", rscript, "RHO_RSCRIPT", "Rscript")?,
+            claude: select("Claude Code (claude)", claude, "RHO_CLAUDE", "claude")?,
+            codex: select("Codex (codex)", codex, "RHO_CODEX", "codex")?,
+            python: select("Python (python3)", python, "RHO_PYTHON", "python3")?,
+        })
+    }
+
+    pub(crate) fn all(&self) -> [&Runtime; 4] {
+        [&self.rscript, &self.claude, &self.codex, &self.python]
+    }
+
+    /// One line per runtime: found (where) or not found.
+    pub(crate) fn report(&self) -> Vec<String> {
+        self.all()
+            .iter()
+            .map(|r| match &r.path {
+                Some(p) => format!("{}: found at {}", r.label, p.display()),
+                None => format!("{}: not found on PATH", r.label),
+            })
+            .collect()
+    }
+}
