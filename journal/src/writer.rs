@@ -98,7 +98,9 @@ impl Writer {
         }
         let roll =
             self.offset > HEADER_LEN as u64 && self.offset + bytes as u64 > cfg.segment_bytes;
-        if roll {
+        // While closing, the clean-shutdown marker must stay the last record (the clean watermark
+        // names it), so a roll then writes no checkpoint record.
+        if roll && !matches!(st.mode, Mode::Closing) {
             // The checkpoint record takes the next unassigned seq, which comes after every batch
             // already queued, so it goes to the back of the queue (a later write), never into this
             // group: seqs on disk stay contiguous. The watermark itself is updated when this

@@ -59,3 +59,62 @@ fn bulk_batches_across_rolls_and_reopens_stay_contiguous() {
     let (j, _) = Journal::open(&dir, cfg).unwrap();
     assert!(j.last_assigned_seq() > 20 * 512 + 30 * 512);
 }
+
+#[test]
+fn a_close_whose_marker_rolls_the_segment_stays_clean() {
+    // Fill segment 0 so that the next record still fits but the clean-shutdown marker does not:
+    // the marker's own write rolls the segment, and the journal must still end at the marker.
+    const SEG: u64 = 64 * 1024;
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("j");
+    let cfg = JournalConfig {
+        segment_bytes: SEG,
+        ..JournalConfig::default()
+    };
+    let id = uuid::Uuid::new_v4();
+    let j = Journal::create(&dir, id, cfg.clone()).unwrap();
+    let seg0 = dir.join(format!("{:020}-{:020}.seg", 0, 1));
+    let base = rec(id, 0);
+    // Frame bytes without payload: prefix 8 + fixed body 72 + the strings, padded to 8.
+    let fixed = 8 + 72 + base.entity.kind.len() + base.kind.len() + base.principal.len();
+    loop {
+        let remaining = SEG - std::fs::metadata(&seg0).unwrap().len();
+        if remaining < 256 {
+            // Exactly fill all but 8 bytes: the marker (well over 8 bytes) cannot fit.
+            let mut last = rec(id, 1);
+            last.payload = vec![b'x'; remaining as usize - 8 - fixed];
+            j.append(vec![last]).unwrap();
+            break;
+        }
+        j.append(vec![rec(id, 2)]).unwrap();
+    }
+    assert_eq!(SEG - std::fs::metadata(&seg0).unwrap().len(), 8);
+    j.close().unwrap();
+    drop(j);
+    let (j, report) = Journal::open(&dir, cfg).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.was_clean && report.torn_tail.is_none());
+    j.close().unwrap();
+}
+
+#[test]
+fn close_with_batches_still_queued_across_rolls_stays_clean() {
+    // Batches are still queued when close() enqueues the clean-shutdown marker; draining them
+    // rolls segments, and the marker must stay the last record.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("j");
+    let cfg = JournalConfig {
+        segment_bytes: 64 * 1024,
+        ..JournalConfig::default()
+    };
+    let id = uuid::Uuid::new_v4();
+    let j = Journal::create(&dir, id, cfg.clone()).unwrap();
+    for b in 0..40u64 {
+        let batch = (0..256).map(|k| rec(id, b * 256 + k)).collect();
+        j.submit(batch, Box::new(|r| assert!(r.is_ok()))).unwrap();
+    }
+    j.close().unwrap();
+    drop(j);
+    let (j, report) = Journal::open(&dir, cfg).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.was_clean && report.torn_tail.is_none());
+    j.close().unwrap();
+}
