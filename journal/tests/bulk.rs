@@ -49,10 +49,8 @@ fn bulk_batches_across_rolls_and_reopens_stay_contiguous() {
             Journal::open(&dir, cfg.clone()).unwrap_or_else(|e| panic!("round {round}: {e}"));
         assert!(report.torn_tail.is_none());
         fill(&j, id, 10, 512);
-        let mut expect = 1;
-        for r in j.records_from(1).unwrap() {
+        for (expect, r) in (1..).zip(j.records_from(1).unwrap()) {
             assert_eq!(r.unwrap().seq, expect);
-            expect += 1;
         }
         j.close().unwrap();
     }

@@ -17,6 +17,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const SIZES: [usize; 3] = [64, 256, 4096];
+const ROUNDS: usize = 5;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
 
 fn record(size: usize, id: uuid::Uuid) -> NewRecord {
     NewRecord {
@@ -87,8 +93,8 @@ fn journal_rate(dir: &Path, name: &str, size: usize, writers: usize, budget: Dur
     r
 }
 
-fn sqlite_rate(dir: &Path, size: usize, writers: usize, budget: Duration) -> f64 {
-    let path = dir.join(format!("sqlite-{size}-{writers}.db"));
+fn sqlite_rate(dir: &Path, tag: &str, size: usize, writers: usize, budget: Duration) -> f64 {
+    let path = dir.join(format!("sqlite-{tag}-{size}-{writers}.db"));
     {
         let c = rusqlite::Connection::open(&path).unwrap();
         c.pragma_update(None, "journal_mode", "WAL").unwrap();
@@ -244,22 +250,34 @@ fn main() {
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
-    let budget = Duration::from_millis(if quick { 300 } else { 2000 });
+    let budget = Duration::from_millis(if quick { 100 } else { 500 });
     let dir = scratch("journal-bench");
     let mut report = String::new();
     report.push_str(&format!("machine: {}\n\n", machine_line()));
-    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | journal 1 writer /s | ratio | journal 8 /s | journal 64 /s | 64 vs 1 | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    report.push_str(&format!(
+        "Interleaved: {ROUNDS} rounds per size; each round measures every column for {} ms. \
+         Figures are medians over rounds; ratios are medians of per-round ratios.\n\n",
+        budget.as_millis()
+    ));
+    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | journal 1 writer /s | journal/raw | journal 8 /s | journal 64 /s | 64 vs 1 | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for size in SIZES {
-        let (raw_rate, sync_p50) = raw(&dir, size, budget);
-        let j1 = journal_rate(&dir, &format!("j1-{size}"), size, 1, budget);
-        let j8 = journal_rate(&dir, &format!("j8-{size}"), size, 8, budget);
-        let j64 = journal_rate(&dir, &format!("j64-{size}"), size, 64, budget);
-        let s1 = sqlite_rate(&dir, size, 1, budget);
-        let s8 = sqlite_rate(&dir, size, 8, budget);
-        let s64 = sqlite_rate(&dir, size, 64, budget);
+        let mut rows: Vec<[f64; 8]> = Vec::new();
+        for round in 0..ROUNDS {
+            let tag = format!("{size}-{round}");
+            let (raw_rate, sync_p50) = raw(&dir, size, budget);
+            let j1 = journal_rate(&dir, &format!("j1-{tag}"), size, 1, budget);
+            let j8 = journal_rate(&dir, &format!("j8-{tag}"), size, 8, budget);
+            let j64 = journal_rate(&dir, &format!("j64-{tag}"), size, 64, budget);
+            let s1 = sqlite_rate(&dir, &tag, size, 1, budget);
+            let s8 = sqlite_rate(&dir, &tag, size, 8, budget);
+            let s64 = sqlite_rate(&dir, &tag, size, 64, budget);
+            rows.push([raw_rate, sync_p50, j1, j8, j64, s1, s8, s64]);
+        }
+        let col = |i: usize| median(rows.iter().map(|r| r[i]).collect());
+        let ratio = |a: usize, b: usize| median(rows.iter().map(|r| r[a] / r[b]).collect());
         report.push_str(&format!(
-            "| {size} B | {raw_rate:.0} | {sync_p50:.0} µs | {j1:.0} | {:.2}x | {j8:.0} | {j64:.0} | {:.1}x | {s1:.0} | {s8:.0} | {s64:.0} | {:.2}x | {:.1}x |\n",
-            j1 / raw_rate, j64 / j1, j1 / s1, j64 / s64
+            "| {size} B | {:.0} | {:.0} µs | {:.0} | {:.2}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.0} | {:.0} | {:.2}x | {:.1}x |\n",
+            col(0), col(1), col(2), ratio(2, 0), col(3), col(4), ratio(4, 2), col(5), col(6), col(7), ratio(2, 5), ratio(4, 7)
         ));
     }
     report.push_str("\n| replay | input | result | detail |\n|---|---|---|---|\n");
