@@ -10,6 +10,7 @@ pub mod codec;
 mod durable;
 pub mod entity;
 pub mod error;
+pub mod events;
 pub mod fsutil;
 pub mod identity;
 pub mod limits;
