@@ -16,12 +16,14 @@ pub fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let reason = if inner.is_syntax() || inner.is_eof() {
+        let syntax = inner.is_syntax() || inner.is_eof();
+        let reason = if syntax {
             format!("the request body is not valid JSON: {inner}")
         } else {
             format!("the request does not match the operation's schema: {inner}")
         };
-        let field = (path != "." && !path.is_empty()).then_some(path);
+        // A syntax error is the body's as a whole; a path segment serde could not name is "?".
+        let field = (!syntax && path != "." && !path.contains('?')).then_some(path);
         ApiError::invalid(field.as_deref(), reason)
     })?;
     de.end()

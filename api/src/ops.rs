@@ -126,7 +126,16 @@ pub(crate) async fn call(
     let result = run(&req, &name, payload, state.into_inner(), &request_id).await;
     let response = match result {
         Ok(body) => json_response(StatusCode::OK, body),
-        Err(e) => e.to_response(&request_id),
+        Err(e) => {
+            let mut response = e.to_response(&request_id);
+            if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                // The unread rest of the body makes the connection useless: close it.
+                response
+                    .head_mut()
+                    .set_connection_type(actix_web::http::ConnectionType::Close);
+            }
+            response
+        }
     };
     tracing::debug!(
         op = %name,

@@ -88,13 +88,13 @@ async fn gate(
     if let Err(e) = access::check_origin(req.headers(), authority.as_deref(), state.port) {
         return Ok(req.into_response(e.to_response(&new_request_id())));
     }
-    let request = req.request().clone();
     match next.call(req).await {
         Ok(res) => Ok(safety_net(res.map_into_boxed_body())),
         Err(e) => {
+            // Rendered by `ApiError`'s `ResponseError`, so still the envelope.
             let status = e.as_response_error().status_code();
             tracing::debug!(error = %e, "route error");
-            Ok(ServiceResponse::new(request, generic(status)))
+            Err(generic_error(status).into())
         }
     }
 }
@@ -118,6 +118,10 @@ fn safety_net(res: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody> {
 
 /// The envelope for an error status the framework produced.
 fn generic(status: StatusCode) -> HttpResponse {
+    generic_error(status).to_response(&new_request_id())
+}
+
+fn generic_error(status: StatusCode) -> ApiError {
     let code = code_for_status(status);
     let e = match code {
         Code::Internal => ApiError::internal(format!("framework error {status}")),
@@ -132,5 +136,5 @@ fn generic(status: StatusCode) -> HttpResponse {
             serde_json::json!({}),
         ),
     };
-    e.with_status(status).to_response(&new_request_id())
+    e.with_status(status)
 }

@@ -1,0 +1,449 @@
+//! Test harness: a real edge on 127.0.0.1:0 with toy operations, and a raw HTTP/1.x client (any Host/Origin).
+
+#![allow(dead_code, unreachable_pub)]
+
+use rho_actors::contract::{schema, Effect, OperationSpec, ANY, PERSON_OR_OPERATOR};
+use rho_actors::events::{BusConfig, EventBus};
+use rho_actors::limits::Limits;
+use rho_actors::service_contract::Empty;
+use rho_actors::ActorError;
+use rho_api::pairing::Clock;
+use rho_api::{AgentGrant, ApiError, AppConfig, AppState, Ctx, GrantStore, MemoryPairing, OpTable};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::{BTreeSet, HashMap};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, SystemTime};
+use uuid::Uuid;
+
+pub const OPERATOR: &str = "operator-token-0123456789";
+pub const AGENT: &str = "agent-token-abcdef";
+
+pub fn own_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").expect("/proc/self").uid()
+}
+
+const fn spec(
+    name: &'static str,
+    project_scoped: bool,
+    callers: &'static [rho_actors::contract::CallerKind],
+) -> OperationSpec {
+    OperationSpec {
+        name,
+        version: "1",
+        owner: None,
+        effect: Effect::Read,
+        callers,
+        project_scoped,
+        summary: "toy",
+        request: schema::<Empty>,
+        response: schema::<Empty>,
+        errors: &[],
+        events: &[],
+    }
+}
+pub const ECHO: OperationSpec = spec("toy.echo", false, ANY);
+pub const PROJECT: OperationSpec = spec("toy.project", true, ANY);
+pub const FAIL: OperationSpec = spec("toy.fail", false, ANY);
+pub const PERSON: OperationSpec = spec("toy.person", false, PERSON_OR_OPERATOR);
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EchoRequest {
+    pub name: String,
+    pub count: Option<u32>,
+    pub items: Option<Vec<u32>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EchoReply {
+    pub name: String,
+    pub count: Option<u32>,
+    pub principal: String,
+    pub request_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProjectRequest {
+    pub project_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FailRequest {
+    pub kind: String,
+}
+
+fn toy_ops() -> OpTable {
+    let mut t = OpTable::new();
+    t.register(ECHO, |ctx: Ctx, r: EchoRequest| async move {
+        Ok(EchoReply {
+            name: r.name,
+            count: r.count,
+            principal: ctx.principal.to_string(),
+            request_id: ctx.request_id,
+        })
+    })
+    .unwrap()
+    .register(PROJECT, |_ctx: Ctx, r: ProjectRequest| async move {
+        Ok(json!({"projectId": r.project_id}))
+    })
+    .unwrap()
+    .register(FAIL, |_ctx: Ctx, r: FailRequest| async move {
+        let e = match r.kind.as_str() {
+            "internal" => ActorError::internal("disk /secret/place failed: EIO"),
+            "stale" => ActorError::Stale { current_version: 4 },
+            _ => ActorError::Limit {
+                limit: "maxQueue".into(),
+                value: 32,
+            },
+        };
+        Err::<Value, ApiError>(e.into())
+    })
+    .unwrap()
+    .register(PERSON, |_ctx: Ctx, _r: Empty| async move { Ok(json!({})) })
+    .unwrap();
+    t
+}
+
+struct Grants(HashMap<String, AgentGrant>);
+impl GrantStore for Grants {
+    fn resolve(&self, token: &str) -> Option<AgentGrant> {
+        self.0.get(token).cloned()
+    }
+}
+
+/// A running edge. Dropping it stops the server.
+pub struct Service {
+    pub port: u16,
+    pub state: AppState,
+    pub agent_project: Uuid,
+    pub pairing: Arc<MemoryPairing>,
+    /// Seconds added to the pairing clock.
+    pub clock_offset: Arc<AtomicU64>,
+    handle: actix_web::dev::ServerHandle,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+pub fn start() -> Service {
+    start_with(|_| {})
+}
+
+pub fn start_with(tweak: impl FnOnce(&mut AppConfig)) -> Service {
+    let agent_project = Uuid::new_v4();
+    let limits = Limits::default();
+    let events = EventBus::new(BusConfig::from_limits(&limits));
+    let mut config = AppConfig::new(
+        "0.1.0-test",
+        OPERATOR,
+        Some(own_uid()),
+        limits,
+        events,
+        toy_ops(),
+    );
+    let mut grants = HashMap::new();
+    grants.insert(
+        AGENT.to_string(),
+        AgentGrant {
+            session: "claude-1".into(),
+            project_id: agent_project,
+            methods: BTreeSet::from([
+                "toy.echo".to_string(),
+                "toy.project".to_string(),
+                "toy.person".to_string(),
+            ]),
+            expires_at: None,
+        },
+    );
+    grants.insert(
+        "expired-agent".to_string(),
+        AgentGrant {
+            session: "old".into(),
+            project_id: agent_project,
+            methods: BTreeSet::from(["toy.echo".to_string()]),
+            expires_at: Some(SystemTime::now() - Duration::from_secs(1)),
+        },
+    );
+    config.grants = Arc::new(Grants(grants));
+    let clock_offset = Arc::new(AtomicU64::new(0));
+    let offset = clock_offset.clone();
+    let clock: Clock =
+        Arc::new(move || SystemTime::now() + Duration::from_secs(offset.load(Ordering::SeqCst)));
+    let pairing = Arc::new(MemoryPairing::with_clock(
+        rho_api::pairing::LINK_TTL,
+        Duration::from_secs(3600),
+        clock,
+    ));
+    config.pairing = pairing.clone();
+    config.status = Arc::new(|| json!({"projects": [{"name": "example"}], "owners": ["files"]}));
+    tweak(&mut config);
+    let state = AppState::new(config);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel();
+    let served = state.clone();
+    let thread = std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let server = rho_api::serve(listener, served).unwrap();
+            tx.send(server.handle()).unwrap();
+            let _ = server.await;
+        })
+    });
+    let handle = rx.recv().unwrap();
+    Service {
+        port,
+        state,
+        agent_project,
+        pairing,
+        clock_offset,
+        handle,
+        thread: Some(thread),
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let stop = self.handle.stop(false);
+        drop(stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+    /// The envelope's error code (asserting the envelope's shape).
+    pub fn code(&self) -> String {
+        let v = self.json();
+        assert_eq!(v["apiVersion"], "2.0", "{v}");
+        assert_eq!(v["ok"], false, "{v}");
+        assert!(v["error"]["message"].is_string(), "{v}");
+        assert!(v["error"]["details"].is_object(), "{v}");
+        v["error"]["code"].as_str().unwrap().to_string()
+    }
+}
+
+impl Service {
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Sends `head` (request line + headers, without the blank line) and `body`, reads the reply.
+    pub fn raw(&self, head: &str, body: &[u8]) -> Response {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut req = format!("{head}\r\nConnection: close\r\n");
+        if !body.is_empty() {
+            req.push_str(&format!("Content-Length: {}\r\n", body.len()));
+        }
+        req.push_str("\r\n");
+        s.write_all(req.as_bytes()).unwrap();
+        let _ = s.write_all(body);
+        read_response(&mut s)
+    }
+
+    /// Sends only a request head and reads the reply (the server must answer before a body).
+    pub fn head_only(&self, head: &str) -> Response {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(format!("{head}\r\nConnection: close\r\n\r\n").as_bytes())
+            .unwrap();
+        read_response(&mut s)
+    }
+
+    /// Sends a head and a body as given (no Content-Length added), writing from another thread.
+    pub fn raw_no_length(&self, head: &str, body: &[u8]) -> Response {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut w = s.try_clone().unwrap();
+        let mut data = format!("{head}\r\nConnection: close\r\n\r\n").into_bytes();
+        data.extend_from_slice(body);
+        let writer = std::thread::spawn(move || {
+            let _ = w.write_all(&data);
+        });
+        let r = read_response(&mut s);
+        drop(s);
+        let _ = writer.join();
+        r
+    }
+
+    /// `GET path` with `Host: 127.0.0.1:PORT` and extra header lines.
+    pub fn get(&self, path: &str, headers: &[&str]) -> Response {
+        let mut head = format!("GET {path} HTTP/1.1\r\nHost: {}", self.host());
+        for h in headers {
+            head.push_str("\r\n");
+            head.push_str(h);
+        }
+        self.raw(&head, b"")
+    }
+
+    /// `POST /api/v2/<op>` with the right Host and extra header lines.
+    pub fn post(&self, op: &str, body: &str, headers: &[&str]) -> Response {
+        let mut head = format!(
+            "POST /api/v2/{op} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json",
+            self.host()
+        );
+        for h in headers {
+            head.push_str("\r\n");
+            head.push_str(h);
+        }
+        self.raw(&head, body.as_bytes())
+    }
+
+    /// Opens `GET /api/v2/events<query>` (HTTP/1.0, so the body is not chunked).
+    pub fn events(&self, query: &str, headers: &[&str]) -> Sse {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut req = format!(
+            "GET /api/v2/events{query} HTTP/1.0\r\nHost: {}\r\n",
+            self.host()
+        );
+        for h in headers {
+            req.push_str(h);
+            req.push_str("\r\n");
+        }
+        req.push_str("\r\n");
+        s.write_all(req.as_bytes()).unwrap();
+        let mut reader = BufReader::new(s);
+        let mut status_line = String::new();
+        reader.read_line(&mut status_line).unwrap();
+        let status = status_line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("0")
+            .parse()
+            .unwrap_or(0);
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                break;
+            }
+        }
+        Sse { status, reader }
+    }
+}
+
+/// Reads one response: the head, then `Content-Length` bytes (or to EOF without a length).
+pub fn read_response(s: &mut TcpStream) -> Response {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        if let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = parse_response(&out[..end + 4]);
+            if let Some(len) = head
+                .header("content-length")
+                .and_then(|v| v.parse::<usize>().ok())
+            {
+                if out.len() >= end + 4 + len {
+                    return parse_response(&out[..end + 4 + len]);
+                }
+            }
+        }
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return parse_response(&out),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+pub fn parse_response(bytes: &[u8]) -> Response {
+    let text = String::from_utf8_lossy(bytes).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    Response {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// One SSE frame (comments skipped).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Frame {
+    pub id: Option<String>,
+    pub event: String,
+    pub data: String,
+}
+
+impl Frame {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.data).unwrap()
+    }
+}
+
+pub struct Sse {
+    pub status: u16,
+    reader: BufReader<TcpStream>,
+}
+
+impl Sse {
+    /// The next frame, or `None` at the end of the stream (or after the read timeout).
+    pub fn next(&mut self) -> Option<Frame> {
+        let mut frame = Frame::default();
+        let mut any = false;
+        loop {
+            let mut line = String::new();
+            match self.reader.read_line(&mut line) {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if any {
+                    return Some(frame);
+                }
+                continue;
+            }
+            if line.starts_with(':') {
+                continue;
+            }
+            any = true;
+            if let Some(v) = line.strip_prefix("id: ") {
+                frame.id = Some(v.to_string());
+            } else if let Some(v) = line.strip_prefix("event: ") {
+                frame.event = v.to_string();
+            } else if let Some(v) = line.strip_prefix("data: ") {
+                frame.data = v.to_string();
+            }
+        }
+    }
+
+    /// The rest of the body as text (for error replies).
+    pub fn rest(mut self) -> String {
+        let mut s = String::new();
+        let _ = self.reader.read_to_string(&mut s);
+        s
+    }
+}
