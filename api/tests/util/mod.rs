@@ -313,7 +313,7 @@ impl Service {
         self.raw(&head, body.as_bytes())
     }
 
-    /// Opens `GET /api/v2/events<query>` (HTTP/1.0, so the body is not chunked).
+    /// Opens `GET /api/v2/events<query>` and reads the head; the body is read as it streams.
     pub fn events(&self, query: &str, headers: &[&str]) -> Sse {
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
@@ -336,13 +336,26 @@ impl Service {
             .unwrap_or("0")
             .parse()
             .unwrap_or(0);
+        let mut chunked = false;
         loop {
             let mut line = String::new();
             if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
                 break;
             }
+            chunked |= line
+                .to_ascii_lowercase()
+                .starts_with("transfer-encoding: chunked");
         }
-        Sse { status, reader }
+        let body = Dechunk {
+            inner: reader,
+            chunked,
+            left: 0,
+            done: false,
+        };
+        Sse {
+            status,
+            reader: BufReader::new(body),
+        }
     }
 }
 
@@ -405,7 +418,51 @@ impl Frame {
 
 pub struct Sse {
     pub status: u16,
-    reader: BufReader<TcpStream>,
+    reader: BufReader<Dechunk>,
+}
+
+/// Undoes `Transfer-Encoding: chunked` (or passes the bytes through).
+pub struct Dechunk {
+    inner: BufReader<TcpStream>,
+    chunked: bool,
+    left: usize,
+    done: bool,
+}
+
+impl Read for Dechunk {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.chunked {
+            return self.inner.read(buf);
+        }
+        if self.done {
+            return Ok(0);
+        }
+        if self.left == 0 {
+            let mut line = String::new();
+            if self.inner.read_line(&mut line)? == 0 {
+                return Ok(0);
+            }
+            if line.trim().is_empty() {
+                line.clear();
+                if self.inner.read_line(&mut line)? == 0 {
+                    return Ok(0);
+                }
+            }
+            self.left = usize::from_str_radix(line.trim(), 16).unwrap_or(0);
+            if self.left == 0 {
+                self.done = true;
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.left);
+        let n = self.inner.read(&mut buf[..n])?;
+        self.left -= n;
+        if self.left == 0 {
+            let mut crlf = [0u8; 2];
+            self.inner.read_exact(&mut crlf)?;
+        }
+        Ok(n)
+    }
 }
 
 impl Sse {
