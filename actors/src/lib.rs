@@ -11,6 +11,7 @@ mod durable;
 pub mod entity;
 pub mod entries;
 pub mod error;
+pub mod events;
 pub mod fsutil;
 pub mod identity;
 pub mod limits;

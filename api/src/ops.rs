@@ -1,0 +1,233 @@
+//! `POST /api/v2/{operation}`: the table of registered operations and the one path every call takes.
+//!
+//! Order of checks: caller (unauthorized), operation (not_found), caller kind and grant
+//! (forbidden), `Rho-Contract` (stale), body size (limit, 413), body shape (invalid), an Agent's
+//! project (not_found), then the handler. Each handler parses nothing itself: it receives the
+//! typed request and a [`Ctx`], sends one message and maps the reply.
+
+use crate::access::{self, Scope};
+use crate::envelope::{json_response, new_request_id, ok_bytes, ApiError};
+use crate::json;
+use crate::state::AppState;
+use actix_web::http::{header, StatusCode};
+use actix_web::{web, HttpRequest, HttpResponse};
+use rho_actors::contract::{registry, CallerKind, OperationSpec};
+use rho_actors::Principal;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// The header carrying the contract precondition (`sha256:<hex>` of the operation's contract).
+pub const CONTRACT_HEADER: &str = "rho-contract";
+
+/// What a handler knows about its request besides the typed body.
+#[derive(Clone)]
+pub struct Ctx {
+    pub principal: Principal,
+    pub caller: CallerKind,
+    /// The project of an Agent grant, the folder of a scoped paired tab, or everything.
+    pub scope: Scope,
+    pub request_id: String,
+    pub state: Arc<AppState>,
+}
+
+type Reply = Pin<Box<dyn Future<Output = Result<Vec<u8>, ApiError>>>>;
+type Prepared = Box<dyn FnOnce(Ctx) -> Reply>;
+type Parse = Box<dyn Fn(&[u8]) -> Result<Prepared, ApiError> + Send + Sync>;
+
+struct Entry {
+    spec: OperationSpec,
+    hash: String,
+    parse: Parse,
+}
+
+/// An operation registered twice.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("operation {0} is registered twice")]
+pub struct DuplicateOperation(pub &'static str);
+
+/// Every operation the edge serves, by name.
+#[derive(Default)]
+pub struct OpTable {
+    entries: HashMap<&'static str, Entry>,
+}
+
+impl OpTable {
+    pub fn new() -> Self {
+        OpTable::default()
+    }
+
+    /// Registers `handler` for `spec.name`. `Req` is parsed strictly from the body; `Resp` is
+    /// the reply's `value`. Handlers run on the worker's thread (their futures need not be Send).
+    pub fn register<Req, Resp, F, Fut>(
+        &mut self,
+        spec: OperationSpec,
+        handler: F,
+    ) -> Result<&mut Self, DuplicateOperation>
+    where
+        Req: DeserializeOwned + 'static,
+        Resp: Serialize + 'static,
+        F: Fn(Ctx, Req) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Resp, ApiError>> + 'static,
+    {
+        if self.entries.contains_key(spec.name) {
+            return Err(DuplicateOperation(spec.name));
+        }
+        let handler = Arc::new(handler);
+        let parse: Parse = Box::new(move |body: &[u8]| {
+            let request: Req = json::parse(body)?;
+            let handler = Arc::clone(&handler);
+            let prepared: Prepared = Box::new(move |ctx: Ctx| {
+                Box::pin(async move {
+                    let value = handler(ctx, request).await?;
+                    let bytes = serde_json::to_vec(&value).map_err(ApiError::internal)?;
+                    Ok(ok_bytes(&bytes))
+                })
+            });
+            Ok(prepared)
+        });
+        let hash = format!("sha256:{}", registry::contract_hash(&spec));
+        self.entries.insert(spec.name, Entry { spec, hash, parse });
+        Ok(self)
+    }
+
+    /// The declared operations (of `registry::all()`) that have no handler yet.
+    pub fn missing(&self) -> Vec<&'static str> {
+        registry::all()
+            .into_iter()
+            .map(|s| s.name)
+            .filter(|n| !self.entries.contains_key(n))
+            .collect()
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut names: Vec<_> = self.entries.keys().copied().collect();
+        names.sort_unstable();
+        names
+    }
+}
+
+/// The route handler for `POST /api/v2/{operation}`.
+pub(crate) async fn call(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let request_id = new_request_id();
+    let name = req
+        .match_info()
+        .get("operation")
+        .unwrap_or_default()
+        .to_string();
+    let started = std::time::Instant::now();
+    let result = run(&req, &name, payload, state.into_inner(), &request_id).await;
+    let response = match result {
+        Ok(body) => json_response(StatusCode::OK, body),
+        Err(e) => {
+            let mut response = e.to_response(&request_id);
+            if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                // The unread rest of the body makes the connection useless: close it.
+                response
+                    .head_mut()
+                    .set_connection_type(actix_web::http::ConnectionType::Close);
+            }
+            response
+        }
+    };
+    tracing::debug!(
+        op = %name,
+        request_id,
+        status = response.status().as_u16(),
+        micros = started.elapsed().as_micros() as u64,
+        "operation"
+    );
+    response
+}
+
+async fn run(
+    req: &HttpRequest,
+    name: &str,
+    payload: web::Payload,
+    state: Arc<AppState>,
+    request_id: &str,
+) -> Result<Vec<u8>, ApiError> {
+    let caller = access::resolve(req, &state)?;
+    let entry = state
+        .ops
+        .entries
+        .get(name)
+        .ok_or_else(|| ApiError::not_found(format!("operation {name:?}")))?;
+    let spec = &entry.spec;
+    if !spec.allows(caller.kind) {
+        return Err(ApiError::forbidden(format!(
+            "{} may not call {name}",
+            caller.principal
+        )));
+    }
+    if let Some(methods) = &caller.methods {
+        if !methods.contains(name) {
+            return Err(ApiError::forbidden(format!(
+                "the Agent grant does not include {name}"
+            )));
+        }
+    }
+    check_contract(req, &entry.hash)?;
+    let body = read_body(req, payload, state.limits.max_request_bytes).await?;
+    let prepared = (entry.parse)(&body)?;
+    if let Scope::Project(granted) = &caller.scope {
+        if spec.project_scoped {
+            let asked = json::project_id(&body).and_then(|p| p.parse::<uuid::Uuid>().ok());
+            if asked.as_ref() != Some(granted) {
+                return Err(ApiError::not_found("project"));
+            }
+        }
+    }
+    let ctx = Ctx {
+        principal: caller.principal,
+        caller: caller.kind,
+        scope: caller.scope,
+        request_id: request_id.to_string(),
+        state,
+    };
+    prepared(ctx).await
+}
+
+fn check_contract(req: &HttpRequest, current: &str) -> Result<(), ApiError> {
+    let Some(sent) = req.headers().get(CONTRACT_HEADER) else {
+        return Ok(());
+    };
+    if sent.as_bytes() == current.as_bytes() {
+        return Ok(());
+    }
+    Err(ApiError::stale(
+        "the operation's contract has changed; describe it again (protocol.describe)",
+        serde_json::json!({"currentHash": current}),
+    ))
+}
+
+async fn read_body(
+    req: &HttpRequest,
+    payload: web::Payload,
+    max: u64,
+) -> Result<web::Bytes, ApiError> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max) {
+        return Err(ApiError::body_too_large(max));
+    }
+    let limit = usize::try_from(max).unwrap_or(usize::MAX);
+    match payload.to_bytes_limited(limit).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(e)) => Err(ApiError::invalid(
+            None,
+            format!("the request body could not be read: {e}"),
+        )),
+        Err(_) => Err(ApiError::body_too_large(max)),
+    }
+}
