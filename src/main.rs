@@ -1,8 +1,11 @@
 //! The `rho` binary: composition root and command line.
 
 mod cli;
+mod client;
 mod inspect;
+mod pair;
 mod serve;
+mod start;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -23,7 +26,10 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Some(cli::Command::Journal(cli::JournalCommand::Inspect(args))) => inspect::run(&args),
-        None => serve::run(&cli.serve),
+        None => match &cli.serve.pair {
+            Some(file) => pair::run(file, cli.serve.project.as_deref()),
+            None => serve::run(&cli.serve),
+        },
     }
 }
 

@@ -1,70 +1,43 @@
-//! Starting Rho as a service on its folders: lock the state, open every project, close in order on a signal.
+//! A service start: check options and folders, lock the state, open every project, serve HTTP, stop in order.
 
 use crate::cli::ServeArgs;
+use crate::start::connection::{new_token, rewrite_agent_files, Connection};
+use crate::start::example;
+use crate::start::folders::{resolve, Folders};
+use crate::start::port::{choose, Bound};
+use crate::start::runtimes::{which, Runtimes};
+use actix::Actor;
+use rho_actors::events::{BusConfig, EventBus};
+use rho_actors::limits::Limits;
 use rho_actors::open::ProjectConfig;
-use rho_actors::service::{CloseAll, OpenDir, ServiceActor};
-use std::fs::{self, File, OpenOptions};
-use std::path::{Path, PathBuf};
+use rho_actors::owners::Selection;
+use rho_actors::registry::Registry;
+use rho_actors::service::{CloseAll, CreateProject, OpenAll, ServiceActor};
+use rho_api::handlers::{register_service_operations, Services};
+use std::fs::{File, OpenOptions};
+use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-/// The folders a start uses.
-struct Folders {
-    root: PathBuf,
-    state: PathBuf,
+/// Everything checked before the service starts.
+struct Plan {
+    folders: Folders,
+    limits: Limits,
+    selection: Selection,
+    runtimes: Runtimes,
+    registry: Registry,
+    fresh_state: bool,
+    bound: Bound,
+    _lock: File,
 }
 
-fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from)
+fn fail(code: u8, message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("rho: {message}");
+    ExitCode::from(code)
 }
 
-fn resolve(args: &ServeArgs) -> Result<Folders, String> {
-    let defaults = home().map(|h| h.join("Rho"));
-    let root = match &args.root {
-        Some(r) => {
-            if !r.is_dir() {
-                return Err(format!(
-                    "the projects folder {} does not exist; create it first",
-                    r.display()
-                ));
-            }
-            r.clone()
-        }
-        None => {
-            let r = defaults
-                .as_ref()
-                .ok_or("HOME is not set; pass --root")?
-                .join("projects");
-            fs::create_dir_all(&r).map_err(|e| format!("creating {}: {e}", r.display()))?;
-            r
-        }
-    };
-    let state = match &args.state_dir {
-        Some(s) => s.clone(),
-        None => defaults
-            .as_ref()
-            .ok_or("HOME is not set; pass --state-dir")?
-            .join("state"),
-    };
-    fs::create_dir_all(&state).map_err(|e| format!("creating {}: {e}", state.display()))?;
-    let root = root
-        .canonicalize()
-        .map_err(|e| format!("{}: {e}", root.display()))?;
-    let state = state
-        .canonicalize()
-        .map_err(|e| format!("{}: {e}", state.display()))?;
-    if state.starts_with(&root) {
-        return Err(format!(
-            "the state folder {} must be outside the projects folder {}",
-            state.display(),
-            root.display()
-        ));
-    }
-    Ok(Folders { root, state })
-}
-
-/// Takes `<state>/service.lock`; a second start on a running state is refused.
+/// Takes `<state>/service.lock`; a second start on a running state is refused with its address.
 fn lock_state(state: &Path) -> Result<File, String> {
     let path = state.join("service.lock");
     let file = OpenOptions::new()
@@ -73,92 +46,266 @@ fn lock_state(state: &Path) -> Result<File, String> {
         .write(true)
         .open(&path)
         .map_err(|e| format!("opening {}: {e}", path.display()))?;
-    fs2::FileExt::try_lock_exclusive(&file).map_err(|_| {
-        format!(
-            "another Rho is already running on the state folder {}",
+    if fs2::FileExt::try_lock_exclusive(&file).is_err() {
+        let running = Connection::read(&state.join("connection.json"))
+            .map(|c| format!(" at {}/", c.url))
+            .unwrap_or_default();
+        return Err(format!(
+            "Rho is already running on the state folder {}{running}",
             state.display()
-        )
-    })?;
+        ));
+    }
     Ok(file)
 }
 
-/// Project folders under the root: those with a journal.
-fn project_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| rho_actors::open::journal_dir(p).is_dir())
-        .collect();
-    dirs.sort();
-    dirs
+fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
+    let limits = match &args.limits {
+        Some(p) => Limits::from_file(p).map_err(|e| fail(2, e))?,
+        None => Limits::default(),
+    };
+    let selection = match &args.plugins {
+        Some(list) => Selection::parse(list).map_err(|e| fail(2, e))?,
+        None => Selection::all(),
+    };
+    let folders =
+        resolve(args.root.as_deref(), args.state_dir.as_deref()).map_err(|e| fail(1, e))?;
+    let runtimes = Runtimes::resolve(
+        args.rscript.as_deref(),
+        args.claude.as_deref(),
+        args.codex.as_deref(),
+        args.python.as_deref(),
+    )
+    .map_err(|e| fail(1, e))?;
+    let lock = lock_state(&folders.state).map_err(|e| fail(1, e))?;
+    let (registry, fresh_state) = Registry::open(&folders.state).map_err(|e| fail(1, e))?;
+    let last = registry.last_port().map_err(|e| fail(1, e))?;
+    let bound = choose(args.port, last).map_err(|e| fail(1, e))?;
+    Ok(Plan {
+        folders,
+        limits,
+        selection,
+        runtimes,
+        registry,
+        fresh_state,
+        bound,
+        _lock: lock,
+    })
 }
 
 pub(crate) fn run(args: &ServeArgs) -> ExitCode {
-    let folders = match resolve(args) {
-        Ok(f) => f,
-        Err(e) => {
-            tracing::error!("{e}");
-            eprintln!("rho: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let _lock = match lock_state(&folders.state) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("rho: {e}");
-            return ExitCode::from(1);
-        }
+    let plan = match plan(args) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     let system = actix::System::new();
-    system.block_on(serve(folders))
+    system.block_on(serve(plan))
 }
 
-async fn serve(folders: Folders) -> ExitCode {
-    use actix::Actor;
-    #[allow(clippy::print_stdout)]
-    {
-        println!(
-            "rho {} {}/{} pid {}",
-            env!("CARGO_PKG_VERSION"),
-            std::env::consts::OS,
-            std::env::consts::ARCH,
-            std::process::id()
-        );
-        println!("projects: {}", folders.root.display());
-        println!("state: {}", folders.state.display());
-    }
-    let config = ProjectConfig {
-        holder: format!(
-            "pid {} (state {})",
-            std::process::id(),
-            folders.state.display()
-        ),
-        ..ProjectConfig::default()
+/// The uid of this process (the owner of `/proc/self`): the local browser principal's OS user.
+fn service_uid() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").ok().map(|m| m.uid())
+}
+
+async fn serve(plan: Plan) -> ExitCode {
+    let Plan {
+        folders,
+        limits,
+        selection,
+        runtimes,
+        registry,
+        fresh_state,
+        bound,
+        _lock,
+    } = plan;
+    let url = format!("http://127.0.0.1:{}", bound.port);
+    let events = EventBus::new(BusConfig::from_limits(&limits));
+    let holder = format!("pid {} at {url}/", std::process::id());
+    let config = ProjectConfig::from_limits(&limits, holder, Some(events.clone()));
+    let service = match ServiceActor::new(config, registry.clone(), folders.root.clone()) {
+        Ok(s) => s.start(),
+        Err(e) => return fail(1, e),
     };
-    let service = ServiceActor::new(config).start();
-    for dir in project_dirs(&folders.root) {
-        match service.send(OpenDir { dir: dir.clone() }).await {
-            Ok(Ok(id)) => tracing::info!(project = %id, dir = %dir.display(), "project ready"),
-            Ok(Err(e)) => tracing::warn!(dir = %dir.display(), error = %e, "project unavailable"),
-            Err(e) => tracing::error!(error = %e, "service actor stopped"),
+    for (id, res) in service.send(OpenAll).await.unwrap_or_default() {
+        if let Err(e) = res {
+            tracing::warn!(project = %id, reason = %e, "project unavailable");
         }
     }
-    tracing::info!(root = %folders.root.display(), "service ready");
+    if folders.defaults && fresh_state {
+        ship_example(&service).await;
+    }
+
+    let token = new_token();
+    let conn = Connection {
+        api_version: "2.0".into(),
+        url: url.clone(),
+        token: token.clone(),
+        pid: std::process::id(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    if let Err(e) = conn.write(&folders.state) {
+        return fail(1, format!("writing the connection file: {e}"));
+    }
+    if let Some(old) = bound.moved_from {
+        let old_url = format!("http://127.0.0.1:{old}");
+        let rewritten = rewrite_agent_files(&folders.state, &old_url, &url);
+        tracing::warn!(old_port = old, new_port = bound.port, agent_files = rewritten.len(), "the last port was taken by another program; Agent connection files now name the new port");
+    }
+    if let Err(e) = registry.set_last_port(bound.port) {
+        return fail(1, e);
+    }
+
+    let mut table = rho_api::OpTable::new();
+    let services = Arc::new(Services {
+        service: service.clone(),
+        root: folders.root.clone(),
+        selection: selection.clone(),
+        limits: limits.clone(),
+        events: events.clone(),
+        url: url.clone(),
+    });
+    if let Err(e) = register_service_operations(&mut table, services) {
+        return fail(1, e);
+    }
+    let mut app = rho_api::AppConfig::new(
+        env!("CARGO_PKG_VERSION"),
+        token,
+        service_uid(),
+        limits.clone(),
+        events.clone(),
+        table,
+    );
+    app.status = status_facts(&registry, &folders, &selection, &limits);
+    let root = folders.root.clone();
+    app.folder_scope = Arc::new(move |folder, id| {
+        registry_path(&registry, id).is_some_and(|p| p.starts_with(folder) && p.starts_with(&root))
+    });
+    let state = rho_api::AppState::new(app);
+    let server = match rho_api::serve(bound.listener, state.clone()) {
+        Ok(s) => s,
+        Err(e) => return fail(1, format!("starting the HTTP server: {e}")),
+    };
+    let handle = server.handle();
+    let running = actix::spawn(server);
+
+    print_banner(&folders, &runtimes, &url);
+    tracing::info!(%url, "service ready");
+    if folders.defaults && std::io::stdout().is_terminal() {
+        open_browser(&url);
+    }
+
     wait_for_signal().await;
-    tracing::info!("stopping: closing every project");
+    tracing::info!("stopping: refusing new requests, finishing those in flight");
+    state.begin_shutdown();
+    handle.stop(true).await;
+    let _ = running.await;
     let mut code = ExitCode::SUCCESS;
-    if let Ok(results) = service.send(CloseAll).await {
-        for (id, res) in results {
-            if let Err(e) = res {
-                tracing::error!(project = %id, error = %e, "project did not close cleanly");
-                code = ExitCode::from(1);
+    for (id, res) in service.send(CloseAll).await.unwrap_or_default() {
+        if let Err(e) = res {
+            tracing::error!(project = %id, error = %e, "project did not close cleanly");
+            code = ExitCode::from(1);
+        }
+    }
+    tracing::info!("stopped");
+    code
+}
+
+fn registry_path(registry: &Registry, id: uuid::Uuid) -> Option<std::path::PathBuf> {
+    registry.project(id).ok().flatten().map(|p| p.path)
+}
+
+async fn ship_example(service: &actix::Addr<ServiceActor>) {
+    match service
+        .send(CreateProject {
+            name: "example".into(),
+            principal: rho_actors::Principal::System,
+        })
+        .await
+    {
+        Ok(Ok(info)) => {
+            if let Err(e) = example::write_files(&info.dir) {
+                tracing::warn!(error = %e, "could not write the example project's files");
             }
         }
+        Ok(Err(e)) => tracing::warn!(error = %e, "could not create the example project"),
+        Err(e) => tracing::warn!(error = %e, "could not create the example project"),
     }
-    actix::System::current().stop();
-    code
+}
+
+fn status_facts(
+    registry: &Registry,
+    folders: &Folders,
+    selection: &Selection,
+    limits: &Limits,
+) -> rho_api::state::StatusFacts {
+    let registry = registry.clone();
+    let root = folders.root.display().to_string();
+    let owners: Vec<serde_json::Value> = rho_actors::owners::Owner::ALL
+        .iter()
+        .map(|o| serde_json::json!({"name": o.name(), "selected": selection.is_selected(*o), "available": selection.is_available(*o)}))
+        .collect();
+    let limits = serde_json::to_value(limits).unwrap_or_default();
+    Arc::new(move || {
+        let projects: Vec<serde_json::Value> = registry
+            .projects()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| serde_json::json!({"id": p.id.to_string(), "name": p.name, "path": p.path}))
+            .collect();
+        serde_json::json!({
+            "service": {"name": "rho", "version": env!("CARGO_PKG_VERSION"), "root": root},
+            "projects": projects,
+            "owners": owners,
+            "limits": limits,
+        })
+    })
+}
+
+#[allow(clippy::print_stdout)]
+fn print_banner(folders: &Folders, runtimes: &Runtimes, url: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "rho {} {}/{} pid {}",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+        std::process::id()
+    );
+    let _ = writeln!(out, "{url}/");
+    let _ = writeln!(
+        out,
+        "connection file: {}",
+        folders.state.join("connection.json").display()
+    );
+    if folders.defaults {
+        let _ = writeln!(out, "projects: {}", folders.root.display());
+        let _ = writeln!(out, "state: {}", folders.state.display());
+        for line in runtimes.report() {
+            let _ = writeln!(out, "{line}");
+        }
+    } else {
+        for line in runtimes.report() {
+            tracing::info!("{line}");
+        }
+    }
+    let _ = out.flush();
+}
+
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    if let Some(bin) = which(opener) {
+        let _ = std::process::Command::new(bin)
+            .arg(format!("{url}/"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+    }
 }
 
 async fn wait_for_signal() {

@@ -63,7 +63,6 @@ fn a_kill_9_leaves_no_stale_lock_and_the_project_reopens() {
 #[test]
 fn bad_folders_are_refused_with_exit_1() {
     let root = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
     let missing = root.path().join("nope");
     let out = run(&[
         "--root",

@@ -19,6 +19,31 @@ pub struct ProjectConfig {
     pub max_queue: usize,
     /// Written into the lease file so a refused second writer can name the holder.
     pub holder: String,
+    /// Where changes are announced to observers (none in tools and tests that do not observe).
+    pub events: Option<crate::events::EventBus>,
+}
+
+impl ProjectConfig {
+    /// The journal and queue numbers of `limits`, for a service run whose lease names `holder`.
+    pub fn from_limits(
+        limits: &crate::limits::Limits,
+        holder: String,
+        events: Option<crate::events::EventBus>,
+    ) -> Self {
+        let j = &limits.journal;
+        ProjectConfig {
+            journal: JournalConfig {
+                segment_bytes: j.segment_bytes,
+                max_record_bytes: u32::try_from(j.max_record_bytes).unwrap_or(u32::MAX),
+                ..JournalConfig::default()
+            },
+            snapshot_every_events: j.snapshot_every_events,
+            snapshot_every_bytes: j.snapshot_every_bytes,
+            max_queue: usize::try_from(limits.max_queue).unwrap_or(usize::MAX),
+            holder,
+            events,
+        }
+    }
 }
 
 impl Default for ProjectConfig {
@@ -29,6 +54,7 @@ impl Default for ProjectConfig {
             snapshot_every_bytes: 64 * 1024 * 1024,
             max_queue: 32,
             holder: format!("pid {}", std::process::id()),
+            events: None,
         }
     }
 }

@@ -143,6 +143,17 @@ impl ServiceActor {
         }
     }
 
+    /// Tells observers that a project was created, registered or changed availability.
+    fn announce(&self, info: &ProjectInfo) {
+        if let Some(bus) = &self.config.events {
+            bus.publish(
+                "project.changed",
+                Some(info.id),
+                serde_json::json!({"name": info.name, "path": info.dir}),
+            );
+        }
+    }
+
     fn by_path(&self, dir: &Path) -> Option<(Uuid, &Entry)> {
         self.projects
             .iter()
@@ -319,6 +330,12 @@ impl Handler<CreateProject> for ServiceActor {
             let registry = act.registry.clone();
             async move { finish_create(started?, registry, id, msg.name, dir, msg.principal).await }
                 .into_actor(act)
+                .map(|res, act, _| {
+                    if let Ok(info) = &res {
+                        act.announce(info);
+                    }
+                    res
+                })
         }))
     }
 }
@@ -418,6 +435,12 @@ impl Handler<OpenFolder> for ServiceActor {
                     Ok(info)
                 }
                 .into_actor(act)
+                .map(|res, act, _| {
+                    if let Ok(info) = &res {
+                        act.announce(info);
+                    }
+                    res
+                })
             }));
         }
         if let Err(e) = validate_name(&name) {
@@ -442,6 +465,12 @@ impl Handler<OpenFolder> for ServiceActor {
             let registry = act.registry.clone();
             async move { finish_create(started?, registry, id, name, dir, msg.principal).await }
                 .into_actor(act)
+                .map(|res, act, _| {
+                    if let Ok(info) = &res {
+                        act.announce(info);
+                    }
+                    res
+                })
         }))
     }
 }

@@ -129,6 +129,23 @@ pub struct SnapshotRequest {
     pub project_id: Option<String>,
 }
 
+/// `pairing.mint`: a one-time browser link (operator only; `rho --pair`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PairRequest {
+    /// Narrow the link to one folder below the service root.
+    pub folder: Option<String>,
+}
+
+/// `pairing.mint` reply: the link (a credential: print it, never log it) and its expiry.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PairReply {
+    pub url: String,
+    pub expires_at: String,
+    pub folder: Option<String>,
+}
+
 const CORE_ERRORS: &[&str] = &["invalid", "limit"];
 
 /// The service's own operations.
@@ -222,6 +239,19 @@ pub const OPERATIONS: &[OperationSpec] = &[
         request: schema::<SnapshotRequest>,
         response: schema::<serde_json::Value>,
         errors: &["invalid", "not_found", "limit", "unavailable"],
+        events: &[],
+    },
+    OperationSpec {
+        name: "pairing.mint",
+        version: "1.0.0",
+        owner: None,
+        effect: Effect::Write,
+        callers: &[CallerKind::Operator],
+        project_scoped: false,
+        summary: "Mint a one-time browser link (five minutes, single use), optionally narrowed to one folder below the root.",
+        request: schema::<PairRequest>,
+        response: schema::<PairReply>,
+        errors: &["invalid", "not_found"],
         events: &[],
     },
 ];

@@ -236,7 +236,11 @@ impl From<ActorError> for ApiError {
                 ApiError::new(Code::Invalid, message, Value::Object(d))
             }
             ActorError::NotFound { .. } => ApiError::new(Code::NotFound, message, json!({})),
-            ActorError::Conflict { .. } => ApiError::new(Code::Conflict, message, json!({})),
+            ActorError::Conflict { existing_id, .. } => ApiError::new(
+                Code::Conflict,
+                message,
+                existing_id.map_or_else(|| json!({}), |id| json!({"id": id})),
+            ),
             ActorError::Stale { current_version } => ApiError::new(
                 Code::Stale,
                 message,

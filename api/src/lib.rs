@@ -13,6 +13,7 @@
 pub mod access;
 pub mod envelope;
 pub mod grants;
+pub mod handlers;
 pub mod json;
 pub mod ops;
 pub mod pair;

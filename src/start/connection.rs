@@ -28,11 +28,18 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(
         ".{}.tmp-{}",
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         std::process::id()
     ));
     {
-        let mut f = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
     }
@@ -48,32 +55,44 @@ impl Connection {
 
     /// Reads a connection file; the error names the file, never its contents.
     pub(crate) fn read(path: &Path) -> Result<Connection, String> {
-        let text = fs::read(path).map_err(|e| format!("cannot read connection file {}: {e}", path.display()))?;
-        serde_json::from_slice(&text).map_err(|_| format!("{} is not a Rho connection file", path.display()))
+        let text = fs::read(path)
+            .map_err(|e| format!("cannot read connection file {}: {e}", path.display()))?;
+        serde_json::from_slice(&text)
+            .map_err(|_| format!("{} is not a Rho connection file", path.display()))
     }
 }
 
 /// Rewrites every Agent connection file under `<state>/agents/` that names `old_url` to `new_url`, keeping its token.
 pub(crate) fn rewrite_agent_files(state: &Path, old_url: &str, new_url: &str) -> Vec<String> {
     let mut rewritten = Vec::new();
-    let Ok(projects) = fs::read_dir(state.join("agents")) else { return rewritten };
+    let Ok(projects) = fs::read_dir(state.join("agents")) else {
+        return rewritten;
+    };
     for project in projects.flatten() {
-        let Ok(files) = fs::read_dir(project.path()) else { continue };
+        let Ok(files) = fs::read_dir(project.path()) else {
+            continue;
+        };
         for file in files.flatten() {
             let path = file.path();
             if path.extension().is_none_or(|e| e != "json") {
                 continue;
             }
             let Ok(text) = fs::read(&path) else { continue };
-            let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&text) else { continue };
+            let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(&text) else {
+                continue;
+            };
             if value.get("url").and_then(|u| u.as_str()) != Some(old_url) {
                 continue;
             }
             value["url"] = serde_json::Value::String(new_url.to_string());
-            let Ok(bytes) = serde_json::to_vec_pretty(&value) else { continue };
+            let Ok(bytes) = serde_json::to_vec_pretty(&value) else {
+                continue;
+            };
             match write_private(&path, &bytes) {
                 Ok(()) => rewritten.push(path.display().to_string()),
-                Err(e) => tracing::warn!(file = %path.display(), error = %e, "could not rewrite an Agent connection file"),
+                Err(e) => {
+                    tracing::warn!(file = %path.display(), error = %e, "could not rewrite an Agent connection file")
+                }
             }
         }
     }

@@ -24,7 +24,11 @@ const README: &str = "# Example project\n\nA small dose-response data set (`data
 
 /// Writes the example files into a new project folder.
 pub(crate) fn write_files(dir: &Path) -> std::io::Result<()> {
-    for (name, text) in [("data.csv", CSV), ("analysis.R", SCRIPT), ("README.md", README)] {
+    for (name, text) in [
+        ("data.csv", CSV),
+        ("analysis.R", SCRIPT),
+        ("README.md", README),
+    ] {
         std::fs::write(dir.join(name), text)?;
     }
     Ok(())

@@ -12,7 +12,9 @@ pub(crate) struct Folders {
 }
 
 fn home() -> Option<PathBuf> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
 }
 
 /// Resolves and checks the folders: a given root must exist; the state is created and must be outside the root.
@@ -22,21 +24,32 @@ pub(crate) fn resolve(root: Option<&Path>, state: Option<&Path>) -> Result<Folde
     let root = match root {
         Some(r) => {
             if !r.is_dir() {
-                return Err(format!("the projects folder {} does not exist; create it first", r.display()));
+                return Err(format!(
+                    "the projects folder {} does not exist; create it first",
+                    r.display()
+                ));
             }
             r.to_path_buf()
         }
         None => {
-            let r = base.as_ref().ok_or("HOME is not set; pass --root")?.join("projects");
+            let r = base
+                .as_ref()
+                .ok_or("HOME is not set; pass --root")?
+                .join("projects");
             fs::create_dir_all(&r).map_err(|e| format!("creating {}: {e}", r.display()))?;
             r
         }
     };
     let state = match state {
         Some(s) => s.to_path_buf(),
-        None => base.as_ref().ok_or("HOME is not set; pass --state-dir")?.join("state"),
+        None => base
+            .as_ref()
+            .ok_or("HOME is not set; pass --state-dir")?
+            .join("state"),
     };
-    let root = root.canonicalize().map_err(|e| format!("{}: {e}", root.display()))?;
+    let root = root
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", root.display()))?;
     let probe = absolute(&state)?;
     if probe.starts_with(&root) {
         return Err(format!(
@@ -46,7 +59,9 @@ pub(crate) fn resolve(root: Option<&Path>, state: Option<&Path>) -> Result<Folde
         ));
     }
     fs::create_dir_all(&state).map_err(|e| format!("creating {}: {e}", state.display()))?;
-    let state = state.canonicalize().map_err(|e| format!("{}: {e}", state.display()))?;
+    let state = state
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", state.display()))?;
     if state.starts_with(&root) {
         return Err(format!(
             "the state folder {} must be outside the projects folder {}",
@@ -54,7 +69,11 @@ pub(crate) fn resolve(root: Option<&Path>, state: Option<&Path>) -> Result<Folde
             root.display()
         ));
     }
-    Ok(Folders { root, state, defaults })
+    Ok(Folders {
+        root,
+        state,
+        defaults,
+    })
 }
 
 /// An absolute form of a path that may not exist yet (its nearest existing ancestor canonicalized).
@@ -75,7 +94,9 @@ fn absolute(p: &Path) -> Result<PathBuf, String> {
             _ => break,
         }
     }
-    let mut out = existing.canonicalize().unwrap_or_else(|_| existing.to_path_buf());
+    let mut out = existing
+        .canonicalize()
+        .unwrap_or_else(|_| existing.to_path_buf());
     for name in rest.into_iter().rev() {
         out.push(name);
     }

@@ -18,18 +18,33 @@ fn bind(port: u16) -> std::io::Result<TcpListener> {
 pub(crate) fn choose(explicit: Option<u16>, last: Option<u16>) -> Result<Bound, String> {
     let bound = |l: TcpListener, moved_from| {
         let port = l.local_addr().map_err(|e| e.to_string())?.port();
-        Ok(Bound { listener: l, port, moved_from })
+        Ok(Bound {
+            listener: l,
+            port,
+            moved_from,
+        })
     };
     match explicit {
-        Some(0) => bound(bind(0).map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?, None),
+        Some(0) => bound(
+            bind(0).map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?,
+            None,
+        ),
         Some(p) => match bind(p) {
             Ok(l) => bound(l, None),
-            Err(e) => Err(format!("port {p} is in use ({e}); choose another with --port, or --port 0 for any")),
+            Err(e) => Err(format!(
+                "port {p} is in use ({e}); choose another with --port, or --port 0 for any"
+            )),
         },
         None => match last.map(bind) {
             Some(Ok(l)) => bound(l, None),
-            Some(Err(_)) => bound(bind(0).map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?, last),
-            None => bound(bind(0).map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?, None),
+            Some(Err(_)) => bound(
+                bind(0).map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?,
+                last,
+            ),
+            None => bound(
+                bind(0).map_err(|e| format!("cannot listen on 127.0.0.1: {e}"))?,
+                None,
+            ),
         },
     }
 }

@@ -35,19 +35,41 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-fn select(label: &'static str, option: Option<&Path>, env: &str, binary: &str) -> Result<Runtime, String> {
-    let chosen = option
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os(env).filter(|v| !v.is_empty()).map(PathBuf::from));
+fn select(
+    label: &'static str,
+    option: Option<&Path>,
+    env: &str,
+    binary: &str,
+) -> Result<Runtime, String> {
+    let chosen = option.map(Path::to_path_buf).or_else(|| {
+        std::env::var_os(env)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    });
     match chosen {
         Some(p) => {
-            let found = if p.components().count() == 1 { which(&p.to_string_lossy()) } else { Some(p.clone()) };
+            let found = if p.components().count() == 1 {
+                which(&p.to_string_lossy())
+            } else {
+                Some(p.clone())
+            };
             match found.filter(|f| is_executable(f)) {
-                Some(f) => Ok(Runtime { label, path: Some(f), explicit: true }),
-                None => Err(format!("the selected {label} {} does not exist or is not executable", p.display())),
+                Some(f) => Ok(Runtime {
+                    label,
+                    path: Some(f),
+                    explicit: true,
+                }),
+                None => Err(format!(
+                    "the selected {label} {} does not exist or is not executable",
+                    p.display()
+                )),
             }
         }
-        None => Ok(Runtime { label, path: which(binary), explicit: false }),
+        None => Ok(Runtime {
+            label,
+            path: which(binary),
+            explicit: false,
+        }),
     }
 }
 
@@ -76,6 +98,7 @@ impl Runtimes {
         self.all()
             .iter()
             .map(|r| match &r.path {
+                Some(p) if r.explicit => format!("{}: {} (selected)", r.label, p.display()),
                 Some(p) => format!("{}: found at {}", r.label, p.display()),
                 None => format!("{}: not found on PATH", r.label),
             })

@@ -1,0 +1,93 @@
+//! `observation.snapshot`: current facts with the event cursor they correspond to.
+
+use super::{mailbox, project_id, spec, Services};
+use crate::access::Scope;
+use crate::envelope::ApiError;
+use crate::ops::{Ctx, DuplicateOperation, OpTable};
+use rho_actors::service::{DescribeProject, ListProjects};
+use rho_actors::service_contract::SnapshotRequest;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub(super) fn register(
+    table: &mut OpTable,
+    services: &Arc<Services>,
+) -> Result<(), DuplicateOperation> {
+    let s = services.clone();
+    table.register(
+        spec("observation.snapshot"),
+        move |ctx: Ctx, req: SnapshotRequest| {
+            let s = s.clone();
+            async move { snapshot(&s, &ctx, req).await }
+        },
+    )?;
+    Ok(())
+}
+
+async fn snapshot(s: &Services, ctx: &Ctx, req: SnapshotRequest) -> Result<Value, ApiError> {
+    // The cursor is taken before the facts: an event after it is delivered on resume, so no
+    // change can fall between the snapshot and the stream.
+    let cursor = s.events.current_cursor();
+    let owners = super::capability::list(s)["owners"].clone();
+    let limits = serde_json::to_value(&s.limits).map_err(ApiError::internal)?;
+    let listing = s.service.send(ListProjects).await.map_err(mailbox)?;
+    let in_scope = |id: uuid::Uuid, dir: &std::path::Path| match &ctx.scope {
+        Scope::All => true,
+        Scope::Project(p) => *p == id,
+        Scope::Folder(f) => dir.starts_with(f),
+    };
+    let requested = match (&req.project_id, &ctx.scope) {
+        (Some(text), _) => Some(project_id("projectId", text)?),
+        (None, Scope::Project(p)) => Some(*p),
+        (None, _) => None,
+    };
+    let mut doc = json!({
+        "cursor": cursor,
+        "limits": limits,
+        "owners": owners,
+        "activity": [],
+        "agents": [],
+    });
+    match requested {
+        Some(id) => {
+            let Some(row) = listing
+                .iter()
+                .find(|p| p.id == id && in_scope(p.id, &p.dir))
+            else {
+                return Err(ApiError::not_found("project"));
+            };
+            let project = match s
+                .service
+                .send(DescribeProject { id })
+                .await
+                .map_err(mailbox)?
+            {
+                Ok((info, entity)) => json!({
+                    "id": id.to_string(), "name": info.name, "path": row.dir,
+                    "available": true, "version": entity.version,
+                    "settings": entity.settings, "runs": [],
+                }),
+                Err(e) => json!({
+                    "id": id.to_string(), "name": row.name, "path": row.dir,
+                    "available": false, "reason": e.to_string(), "runs": [],
+                }),
+            };
+            doc["project"] = project;
+        }
+        None => {
+            doc["projects"] = listing
+                .iter()
+                .filter(|p| in_scope(p.id, &p.dir))
+                .map(|p| json!({"id": p.id.to_string(), "name": p.name, "path": p.dir, "available": p.available, "reason": p.reason}))
+                .collect();
+        }
+    }
+    let bytes = serde_json::to_vec(&doc).map_err(ApiError::internal)?.len() as u64;
+    if bytes > s.limits.max_retained_metadata_bytes {
+        return Err(ApiError::limit(
+            "maxRetainedMetadataBytes",
+            s.limits.max_retained_metadata_bytes,
+        ));
+    }
+    Ok(doc)
+}
