@@ -118,6 +118,8 @@ async fn serve(plan: Plan) -> ExitCode {
         bound,
         _lock,
     } = plan;
+    // Installed before anything is announced, so a signal right after "ready" stops in order.
+    let signals = Signals::install();
     let url = format!("http://127.0.0.1:{}", bound.port);
     let events = EventBus::new(BusConfig::from_limits(&limits));
     let holder = format!("pid {} at {url}/", std::process::id());
@@ -194,7 +196,7 @@ async fn serve(plan: Plan) -> ExitCode {
         open_browser(&url);
     }
 
-    wait_for_signal().await;
+    signals.wait().await;
     tracing::info!("stopping: refusing new requests, finishing those in flight");
     state.begin_shutdown();
     handle.stop(true).await;
@@ -308,20 +310,32 @@ fn open_browser(url: &str) {
     }
 }
 
-async fn wait_for_signal() {
-    use tokio::signal::unix::{signal, SignalKind};
-    match (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) {
-        (Ok(mut int), Ok(mut term)) => {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
+/// SIGINT and SIGTERM, installed once.
+struct Signals {
+    int: Option<tokio::signal::unix::Signal>,
+    term: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn install() -> Signals {
+        use tokio::signal::unix::{signal, SignalKind};
+        Signals {
+            int: signal(SignalKind::interrupt()).ok(),
+            term: signal(SignalKind::terminate()).ok(),
         }
-        _ => {
-            let _ = tokio::signal::ctrl_c().await;
+    }
+
+    async fn wait(mut self) {
+        match (&mut self.int, &mut self.term) {
+            (Some(int), Some(term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
         }
     }
 }

@@ -32,12 +32,23 @@ pub struct Service {
 impl Service {
     /// Starts `rho --root ROOT --state-dir STATE` and waits until it has opened its projects.
     pub fn start(root: &Path, state: &Path) -> Service {
-        let mut child = rho()
-            .arg("--root")
-            .arg(root)
-            .arg("--state-dir")
-            .arg(state)
-            .env("RUST_LOG", "info")
+        let args = [
+            "--root",
+            root.to_str().unwrap(),
+            "--state-dir",
+            state.to_str().unwrap(),
+        ];
+        Service::spawn(&args, &[], root, state)
+    }
+
+    /// Starts `rho ARGS` with extra environment and waits for "service ready".
+    pub fn spawn(args: &[&str], env: &[(&str, &str)], root: &Path, state: &Path) -> Service {
+        let mut cmd = rho();
+        cmd.args(args).env("RUST_LOG", "info");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -66,7 +77,12 @@ impl Service {
         let stdout = child.stdout.take().unwrap();
         let mut lines = Vec::new();
         let mut reader = BufReader::new(stdout);
-        for _ in 0..3 {
+        let expected = if args.iter().any(|a| *a == "--root") {
+            3
+        } else {
+            9
+        };
+        for _ in 0..expected {
             let mut l = String::new();
             if reader.read_line(&mut l).unwrap_or(0) == 0 {
                 break;
@@ -79,6 +95,48 @@ impl Service {
             state: state.to_path_buf(),
             stdout_lines: lines,
         }
+    }
+
+    /// The port of `http://127.0.0.1:PORT/` from the banner.
+    pub fn port(&self) -> u16 {
+        self.stdout_lines[1]
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches('/')
+            .parse()
+            .expect("banner URL")
+    }
+
+    /// The operator token from the private connection file.
+    pub fn token(&self) -> String {
+        let text = std::fs::read_to_string(self.state.join("connection.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// POSTs an operation as the operator.
+    pub fn call(&self, op: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
+        http(
+            self.port(),
+            "POST",
+            &format!("/api/v2/{op}"),
+            Some(&self.token()),
+            &[],
+            &body.to_string(),
+        )
+    }
+
+    /// POSTs an operation as the local browser (no credential).
+    pub fn call_local(&self, op: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
+        http(
+            self.port(),
+            "POST",
+            &format!("/api/v2/{op}"),
+            None,
+            &[],
+            &body.to_string(),
+        )
     }
 
     pub fn kill9(mut self) {
@@ -192,5 +250,80 @@ pub fn listing(dir: &Path) -> Vec<(PathBuf, u64)> {
         }
     }
     out.sort();
+    out
+}
+
+/// One HTTP/1.1 request to 127.0.0.1:port; returns the status and the JSON body (Null if not JSON).
+pub fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, serde_json::Value) {
+    let (status, _, body) = http_raw(port, method, path, token, headers, body);
+    (
+        status,
+        serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// Like [`http`], also returning the response head.
+pub fn http_raw(
+    port: u16,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n", body.len());
+    if let Some(t) = token {
+        req.push_str(&format!("Authorization: Bearer {t}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let split = out
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or(out.len());
+    let head = String::from_utf8_lossy(&out[..split]).to_string();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let mut body = out[(split + 4).min(out.len())..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    (status, head, body)
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..end]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = end + 2;
+        out.extend_from_slice(&data[start..(start + size).min(data.len())]);
+        data = &data[(start + size + 2).min(data.len())..];
+    }
     out
 }

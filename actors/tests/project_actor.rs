@@ -401,3 +401,55 @@ async fn open_folder_registers_existing_folders_and_refuses_a_moved_duplicate() 
         .unwrap_err();
     assert_eq!(missing.code(), "not_found");
 }
+
+#[actix::test]
+async fn writes_beyond_max_queue_are_refused_with_the_limit_named_and_not_journaled() {
+    let env = Env::new();
+    let mut cfg = config();
+    cfg.max_queue = 2;
+    let service = support::service_at(env.root.path(), env.state.path(), cfg);
+    let info = service
+        .send(CreateProject {
+            name: "q".into(),
+            principal: Principal::Local,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let project = service
+        .send(GetProject { id: info.id })
+        .await
+        .unwrap()
+        .unwrap();
+    let sends: Vec<_> = (0..40)
+        .map(|i| {
+            project.send(ProjectWrite {
+                command: set(&format!("k{i}"), "v"),
+                ctx: ctx(Principal::Local),
+            })
+        })
+        .collect();
+    let mut ok = 0u64;
+    let mut refused = 0;
+    for s in sends {
+        match s.await.unwrap() {
+            Ok(_) => ok += 1,
+            Err(rho_actors::ActorError::Limit { limit, value }) => {
+                assert_eq!((limit.as_str(), value), ("maxQueue", 2));
+                refused += 1;
+            }
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert!(
+        refused > 0,
+        "40 concurrent writes never exceeded a queue of 2"
+    );
+    let state = project.send(ProjectRead).await.unwrap().unwrap();
+    assert_eq!(
+        state.settings.len() as u64,
+        ok,
+        "a refused write is not journaled"
+    );
+    assert_eq!(state.version, ok + 1);
+}

@@ -36,6 +36,12 @@ pub struct Env {
     pub state: tempfile::TempDir,
 }
 
+impl Default for Env {
+    fn default() -> Self {
+        Env::new()
+    }
+}
+
 impl Env {
     pub fn new() -> Env {
         Env {
