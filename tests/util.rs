@@ -77,7 +77,7 @@ impl Service {
         let stdout = child.stdout.take().unwrap();
         let mut lines = Vec::new();
         let mut reader = BufReader::new(stdout);
-        let expected = if args.iter().any(|a| *a == "--root") {
+        let expected = if args.contains(&"--root") {
             3
         } else {
             9
