@@ -122,7 +122,7 @@ fn the_connection_file_is_private_and_no_credential_is_printed() {
         (status, body["error"]["code"].as_str()),
         (401, Some("unauthorized"))
     );
-    let mut child = service.child;
+    let child = service.child;
     let _ = std::process::Command::new("kill")
         .arg("-TERM")
         .arg(child.id().to_string())
