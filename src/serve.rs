@@ -158,14 +158,14 @@ async fn serve(plan: Plan) -> ExitCode {
     }
 
     let mut table = rho_api::OpTable::new();
-    let services = Arc::new(Services {
-        service: service.clone(),
-        root: folders.root.clone(),
-        selection: selection.clone(),
-        limits: limits.clone(),
-        events: events.clone(),
-        url: url.clone(),
-    });
+    let services = Arc::new(Services::new(
+        service.clone(),
+        folders.root.clone(),
+        selection.clone(),
+        limits.clone(),
+        events.clone(),
+        url.clone(),
+    ));
     if let Err(e) = register_service_operations(&mut table, services) {
         return fail(1, e);
     }

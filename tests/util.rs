@@ -77,11 +77,7 @@ impl Service {
         let stdout = child.stdout.take().unwrap();
         let mut lines = Vec::new();
         let mut reader = BufReader::new(stdout);
-        let expected = if args.contains(&"--root") {
-            3
-        } else {
-            9
-        };
+        let expected = if args.contains(&"--root") { 3 } else { 9 };
         for _ in 0..expected {
             let mut l = String::new();
             if reader.read_line(&mut l).unwrap_or(0) == 0 {

@@ -1,5 +1,7 @@
 //! rho-bench: shared helpers for Rho's benchmark drivers (machine line, timing, percentiles, scratch folders).
 
+pub mod http;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -27,6 +27,48 @@ pub struct Services {
     pub events: EventBus,
     /// The service's own URL (`http://127.0.0.1:PORT`), for links it mints.
     pub url: String,
+    fixed: std::sync::OnceLock<Fixed>,
+}
+
+/// Facts fixed for a service run, rendered once: the limits and the owner catalog.
+pub(crate) struct Fixed {
+    pub(crate) limits: Box<serde_json::value::RawValue>,
+    pub(crate) owners: Box<serde_json::value::RawValue>,
+}
+
+impl Services {
+    /// Services of one run; `fixed` facts are rendered on first use.
+    pub fn new(
+        service: Addr<ServiceActor>,
+        root: PathBuf,
+        selection: Selection,
+        limits: Limits,
+        events: EventBus,
+        url: String,
+    ) -> Self {
+        Services {
+            service,
+            root,
+            selection,
+            limits,
+            events,
+            url,
+            fixed: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn fixed(&self) -> &Fixed {
+        self.fixed.get_or_init(|| {
+            let raw = |v: serde_json::Value| {
+                serde_json::value::to_raw_value(&v)
+                    .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned())
+            };
+            Fixed {
+                limits: raw(serde_json::to_value(&self.limits).unwrap_or_default()),
+                owners: raw(capability::list(self)["owners"].clone()),
+            }
+        })
+    }
 }
 
 fn spec(name: &str) -> rho_actors::contract::OperationSpec {

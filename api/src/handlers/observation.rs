@@ -6,7 +6,7 @@ use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::service::{DescribeProject, ListProjects};
 use rho_actors::service_contract::SnapshotRequest;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::Arc;
 
 pub(super) fn register(
@@ -24,12 +24,14 @@ pub(super) fn register(
     Ok(())
 }
 
-async fn snapshot(s: &Services, ctx: &Ctx, req: SnapshotRequest) -> Result<Value, ApiError> {
+async fn snapshot(
+    s: &Services,
+    ctx: &Ctx,
+    req: SnapshotRequest,
+) -> Result<Box<serde_json::value::RawValue>, ApiError> {
     // The cursor is taken before the facts: an event after it is delivered on resume, so no
     // change can fall between the snapshot and the stream.
     let cursor = s.events.current_cursor();
-    let owners = super::capability::list(s)["owners"].clone();
-    let limits = serde_json::to_value(&s.limits).map_err(ApiError::internal)?;
     let listing = s.service.send(ListProjects).await.map_err(mailbox)?;
     let in_scope = |id: uuid::Uuid, dir: &std::path::Path| match &ctx.scope {
         Scope::All => true,
@@ -43,8 +45,6 @@ async fn snapshot(s: &Services, ctx: &Ctx, req: SnapshotRequest) -> Result<Value
     };
     let mut doc = json!({
         "cursor": cursor,
-        "limits": limits,
-        "owners": owners,
         "activity": [],
         "agents": [],
     });
@@ -82,12 +82,20 @@ async fn snapshot(s: &Services, ctx: &Ctx, req: SnapshotRequest) -> Result<Value
                 .collect();
         }
     }
-    let bytes = serde_json::to_vec(&doc).map_err(ApiError::internal)?.len() as u64;
-    if bytes > s.limits.max_retained_metadata_bytes {
+    // The fixed facts are spliced in already rendered; the reply is serialized once.
+    let fixed = s.fixed();
+    let mut text = serde_json::to_string(&doc).map_err(ApiError::internal)?;
+    text.pop(); // the closing brace of `doc`
+    text.push_str(",\"limits\":");
+    text.push_str(fixed.limits.get());
+    text.push_str(",\"owners\":");
+    text.push_str(fixed.owners.get());
+    text.push('}');
+    if text.len() as u64 > s.limits.max_retained_metadata_bytes {
         return Err(ApiError::limit(
             "maxRetainedMetadataBytes",
             s.limits.max_retained_metadata_bytes,
         ));
     }
-    Ok(doc)
+    serde_json::value::RawValue::from_string(text).map_err(ApiError::internal)
 }
