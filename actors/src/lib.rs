@@ -6,6 +6,7 @@
 //! writes; [`service`] supervises projects. [`codec`] is the only place that knows bincode.
 
 pub mod child;
+pub mod children;
 pub mod codec;
 mod durable;
 pub mod entity;

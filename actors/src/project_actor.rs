@@ -5,14 +5,14 @@
 //! actor rebuild every child from disk; a poisoned journal makes the project unavailable until
 //! the service reopens it.
 
-use crate::child::{Accepted, EntityActor, Execute, Query, Reconcile};
+use crate::child::{Accepted, EntityActor, Execute, Query};
+use crate::children::Children;
 use crate::durable::durable;
 use crate::entity::{CommandContext, Entity};
 use crate::error::ActorError;
 use crate::open::{OpenedProject, ProjectConfig};
 use crate::project::{ProjectCommand, ProjectEntity, ProjectReply};
 use crate::replay::replay;
-use crate::state::ProjectState;
 use actix::prelude::*;
 use rho_journal::{Journal, JournalError, WriterLease};
 use std::path::PathBuf;
@@ -27,27 +27,6 @@ pub enum Health {
     Rebuilding,
     /// The journal is poisoned or closed; the service must reopen the project from disk.
     Failed(String),
-}
-
-/// The children of a project, one actor per entity.
-struct Children {
-    project: Addr<EntityActor<ProjectEntity>>,
-}
-
-impl Children {
-    fn start(state: ProjectState, journal: &Arc<Journal>) -> Self {
-        // The project entity's id is the project's id, also before `project.created` is folded.
-        let id = journal.project_id();
-        Children {
-            project: EntityActor::new(id, state.project, journal.clone()).start(),
-        }
-    }
-
-    fn reconcile(&self, time_ms: i64) {
-        // Reconcile results only matter for their journal records; a failure shows up as a
-        // failed write on the journal, which the actor handles like any other.
-        self.project.do_send(Reconcile { time_ms });
-    }
 }
 
 /// One open project.
@@ -89,8 +68,34 @@ impl ProjectActor {
         }
     }
 
+    /// The project entity's actor.
+    fn project(&mut self) -> Addr<EntityActor<ProjectEntity>> {
+        let id = self.id;
+        self.children.get_or_new::<ProjectEntity>(id)
+    }
+
+    /// The children, for owners' handlers.
+    pub(crate) fn children(&mut self) -> &mut Children {
+        &mut self.children
+    }
+
+    /// The project folder.
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// The project's journal (owners' handlers wait on durability and read limits through it).
+    pub(crate) fn journal(&self) -> &Arc<Journal> {
+        &self.journal
+    }
+
+    /// Where changes are announced.
+    pub(crate) fn events(&self) -> Option<&crate::events::EventBus> {
+        self.config.events.as_ref()
+    }
+
     /// Reads need a healthy project but never count against the write queue.
-    fn admit_read(&self) -> Result<(), ActorError> {
+    pub(crate) fn admit_read(&self) -> Result<(), ActorError> {
         match &self.health {
             Health::Failed(reason) => Err(ActorError::unavailable(format!(
                 "the project journal stopped: {reason}"
@@ -123,7 +128,7 @@ impl ProjectActor {
     }
 
     /// Sends `msg` to a child, waits for durability of what it observed, and replies.
-    fn dispatch<E: Entity, M, R>(
+    pub(crate) fn dispatch<E: Entity, M, R>(
         &mut self,
         child: Addr<EntityActor<E>>,
         msg: M,
@@ -283,7 +288,7 @@ impl Handler<ProjectWrite> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<ProjectReply, ActorError>>;
 
     fn handle(&mut self, msg: ProjectWrite, _: &mut Context<Self>) -> Self::Result {
-        let child = self.children.project.clone();
+        let child = self.project();
         self.dispatch(
             child,
             Execute::<ProjectEntity> {
@@ -304,7 +309,7 @@ impl Handler<ProjectRead> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<ProjectEntity, ActorError>>;
 
     fn handle(&mut self, _: ProjectRead, _: &mut Context<Self>) -> Self::Result {
-        let child = self.children.project.clone();
+        let child = self.project();
         self.dispatch(
             child,
             Query::<ProjectEntity, ProjectEntity> {

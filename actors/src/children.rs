@@ -1,0 +1,80 @@
+//! The children of one project: one actor per entity, by kind and id, started from replayed state.
+//!
+//! Each owner's entity kind gets its own typed map; [`Children::start`] is the one place that
+//! lists the kinds (one line per owner), so replayed state becomes running actors.
+
+use crate::child::{EntityActor, Reconcile};
+use crate::entity::Entity;
+use crate::state::ProjectState;
+use actix::prelude::*;
+use rho_journal::Journal;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// Every running child actor of one project.
+pub struct Children {
+    journal: Arc<Journal>,
+    maps: HashMap<&'static str, Box<dyn Any>>,
+    reconcilers: Vec<Recipient<Reconcile>>,
+}
+
+type Map<E> = HashMap<Uuid, Addr<EntityActor<E>>>;
+
+impl Children {
+    /// Starts one actor per entity of the replayed state.
+    pub(crate) fn start(state: ProjectState, journal: &Arc<Journal>) -> Self {
+        let mut c = Children {
+            journal: journal.clone(),
+            maps: HashMap::new(),
+            reconcilers: Vec::new(),
+        };
+        // The project entity's id is the project's id, also before `project.created` is folded.
+        c.insert(journal.project_id(), state.project);
+        // Owners' entity kinds: one line each (their maps in `ProjectState`).
+        c
+    }
+
+    fn map<E: Entity>(&mut self) -> &mut Map<E> {
+        self.maps
+            .entry(E::KIND)
+            .or_insert_with(|| Box::new(Map::<E>::new()))
+            .downcast_mut::<Map<E>>()
+            .expect("one map type per entity kind")
+    }
+
+    /// Starts the actor of entity `id` from `state` (replacing none: ids are unique per kind).
+    pub fn insert<E: Entity>(&mut self, id: Uuid, state: E) -> Addr<EntityActor<E>> {
+        let addr = EntityActor::new(id, state, self.journal.clone()).start();
+        self.reconcilers.push(addr.clone().recipient());
+        self.map::<E>().insert(id, addr.clone());
+        addr
+    }
+
+    /// The running actor of entity `id`, if the entity exists.
+    pub fn get<E: Entity>(&mut self, id: Uuid) -> Option<Addr<EntityActor<E>>> {
+        self.map::<E>().get(&id).cloned()
+    }
+
+    /// The actor of entity `id`, starting a fresh one (default state) if there is none yet.
+    pub fn get_or_new<E: Entity>(&mut self, id: Uuid) -> Addr<EntityActor<E>> {
+        match self.get::<E>(id) {
+            Some(a) => a,
+            None => self.insert(id, E::default()),
+        }
+    }
+
+    /// Every running actor of one kind.
+    pub fn all<E: Entity>(&mut self) -> Vec<(Uuid, Addr<EntityActor<E>>)> {
+        self.map::<E>().iter().map(|(id, a)| (*id, a.clone())).collect()
+    }
+
+    /// Asks every child to settle what was in flight at a crash (once, after replay).
+    pub(crate) fn reconcile(&self, time_ms: i64) {
+        for r in &self.reconcilers {
+            // A failure surfaces as a failed journal write, which the project handles.
+            r.do_send(Reconcile { time_ms });
+        }
+    }
+}
