@@ -33,6 +33,10 @@ impl Children {
         // The project entity's id is the project's id, also before `project.created` is folded.
         c.insert(journal.project_id(), state.project);
         // Owners' entity kinds: one line each (their maps in `ProjectState`).
+        state
+            .documents
+            .into_iter()
+            .for_each(|(id, d)| drop(c.insert(id, d)));
         c
     }
 
@@ -67,7 +71,10 @@ impl Children {
 
     /// Every running actor of one kind.
     pub fn all<E: Entity>(&mut self) -> Vec<(Uuid, Addr<EntityActor<E>>)> {
-        self.map::<E>().iter().map(|(id, a)| (*id, a.clone())).collect()
+        self.map::<E>()
+            .iter()
+            .map(|(id, a)| (*id, a.clone()))
+            .collect()
     }
 
     /// Asks every child to settle what was in flight at a crash (once, after replay).

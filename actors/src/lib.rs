@@ -8,7 +8,8 @@
 pub mod child;
 pub mod children;
 pub mod codec;
-mod durable;
+pub mod documents;
+pub(crate) mod durable;
 pub mod entity;
 pub mod entries;
 pub mod error;

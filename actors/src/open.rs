@@ -21,6 +21,8 @@ pub struct ProjectConfig {
     pub holder: String,
     /// Where changes are announced to observers (none in tools and tests that do not observe).
     pub events: Option<crate::events::EventBus>,
+    /// Every limit in force (owners read theirs).
+    pub limits: std::sync::Arc<crate::limits::Limits>,
 }
 
 impl ProjectConfig {
@@ -42,6 +44,7 @@ impl ProjectConfig {
             max_queue: usize::try_from(limits.max_queue).unwrap_or(usize::MAX),
             holder,
             events,
+            limits: std::sync::Arc::new(limits.clone()),
         }
     }
 }
@@ -55,6 +58,7 @@ impl Default for ProjectConfig {
             max_queue: 32,
             holder: format!("pid {}", std::process::id()),
             events: None,
+            limits: std::sync::Arc::new(crate::limits::Limits::default()),
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct ProjectActor {
     queued: usize,
     durable_at_last_snapshot: u64,
     snapshot_running: bool,
+    /// The documents owner's view of its buffers (paths, open set, bytes).
+    pub(crate) docs: crate::documents::DocIndex,
 }
 
 impl ProjectActor {
@@ -54,6 +56,7 @@ impl ProjectActor {
             ..
         } = opened;
         let durable_at_last_snapshot = state.last_seq;
+        let docs = crate::documents::DocIndex::from_state(&state.documents);
         ProjectActor {
             id: journal.project_id(),
             dir,
@@ -65,6 +68,7 @@ impl ProjectActor {
             queued: 0,
             durable_at_last_snapshot,
             snapshot_running: false,
+            docs,
         }
     }
 
@@ -77,6 +81,16 @@ impl ProjectActor {
     /// The children, for owners' handlers.
     pub(crate) fn children(&mut self) -> &mut Children {
         &mut self.children
+    }
+
+    /// The project's id.
+    pub(crate) fn project_id(&self) -> Uuid {
+        self.id
+    }
+
+    /// Every limit in force.
+    pub(crate) fn config_limits(&self) -> &crate::limits::Limits {
+        &self.config.limits
     }
 
     /// The project folder.
@@ -269,10 +283,11 @@ enum Failure {
 impl Actor for ProjectActor {
     type Context = Context<Self>;
 
-    fn started(&mut self, _: &mut Context<Self>) {
+    fn started(&mut self, ctx: &mut Context<Self>) {
         tracing::info!(project = %self.id, dir = %self.dir.display(), "project open");
         self.children
             .reconcile(chrono::Utc::now().timestamp_millis());
+        crate::documents::reconcile::settle_saves(self, ctx);
     }
 }
 

@@ -5,11 +5,14 @@
 //! Maps are ordered, so the encoding (and so the state hash) is canonical.
 
 use crate::codec::{self, CodecError};
+use crate::documents::DocumentEntity;
 use crate::entity::{decode_event, fold_record, Entity, EntityEvent, FoldError};
 use crate::project::ProjectEntity;
 use rho_journal::Record;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use uuid::Uuid;
 
 /// Entity kind of the journal's own records (openings, checkpoints, clean-shutdown markers).
 pub const JOURNAL_ENTITY: &str = "journal";
@@ -23,6 +26,8 @@ pub struct ProjectState {
     /// Seq of the last record folded in (0 for none).
     pub last_seq: u64,
     pub project: ProjectEntity,
+    /// Document buffers by id (documents owner).
+    pub documents: BTreeMap<Uuid, DocumentEntity>,
 }
 
 /// A snapshot file's payload.
@@ -38,6 +43,9 @@ impl ProjectState {
         match rec.entity.kind.as_str() {
             JOURNAL_ENTITY => {}
             ProjectEntity::KIND => fold_record(&mut self.project, rec)?,
+            DocumentEntity::KIND => {
+                fold_record(self.documents.entry(rec.entity.id).or_default(), rec)?
+            }
             _ => return Err(unknown(rec)),
         }
         self.last_seq = rec.seq;
@@ -72,9 +80,12 @@ impl ProjectState {
 
     /// The state of one entity as JSON for an operator (`inspect --replay --entity`).
     pub fn entity_json(&self, id: &uuid::Uuid) -> Option<serde_json::Value> {
-        (self.project.exists() && &self.project.id == id)
-            .then(|| serde_json::to_value(&self.project).ok())
-            .flatten()
+        if self.project.exists() && &self.project.id == id {
+            return serde_json::to_value(&self.project).ok();
+        }
+        self.documents
+            .get(id)
+            .and_then(|d| serde_json::to_value(d).ok())
     }
 }
 
@@ -83,6 +94,7 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
     match rec.entity.kind.as_str() {
         JOURNAL_ENTITY => Ok(String::new()),
         ProjectEntity::KIND => Ok(decode_event::<ProjectEntity>(rec)?.event.summary()),
+        DocumentEntity::KIND => Ok(decode_event::<DocumentEntity>(rec)?.event.summary()),
         _ => Err(unknown(rec)),
     }
 }

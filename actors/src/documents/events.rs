@@ -1,0 +1,65 @@
+//! Events of a document buffer, as journaled: the opened base text once, then edits (never the whole text).
+
+use super::text::Edit;
+use crate::entity::EntityEvent;
+use serde::{Deserialize, Serialize};
+
+/// A change to one document buffer. Variants are only ever appended (their index is the wire tag).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DocumentEvent {
+    /// The buffer was opened from disk (`disk_digest` of the bytes read), or created empty for a
+    /// file that does not exist yet (`disk_digest: None`).
+    Opened {
+        path: String,
+        text: String,
+        disk_digest: Option<String>,
+    },
+    /// One transaction of edits, offsets in UTF-16 units of the previous version's text.
+    Edited { edits: Vec<Edit> },
+    /// The newest not-yet-undone transaction (at `reverted`) was reverted as a new version.
+    Undone { reverted: u64 },
+    /// A save of `version` is about to replace the file with bytes of digest `target`.
+    SaveIntended { version: u64, target: String },
+    /// The file now holds `version` (digest `disk_digest`).
+    Saved { version: u64, disk_digest: String },
+    /// A save intent did not complete (its file was not replaced).
+    SaveAbandoned { reason: String },
+    /// The buffer was closed: undo history dropped; a later open continues the version numbers.
+    Closed,
+}
+
+impl EntityEvent for DocumentEvent {
+    fn kind(&self) -> &'static str {
+        match self {
+            DocumentEvent::Opened { .. } => "document.opened",
+            DocumentEvent::Edited { .. } => "document.edited",
+            DocumentEvent::Undone { .. } => "document.undone",
+            DocumentEvent::SaveIntended { .. } => "document.save-intended",
+            DocumentEvent::Saved { .. } => "document.saved",
+            DocumentEvent::SaveAbandoned { .. } => "document.save-abandoned",
+            DocumentEvent::Closed => "document.closed",
+        }
+    }
+
+    fn summary(&self) -> String {
+        match self {
+            DocumentEvent::Opened {
+                path,
+                text,
+                disk_digest,
+            } => match disk_digest {
+                Some(_) => format!("opened {path:?} ({} bytes)", text.len()),
+                None => format!("opened {path:?} as a new file"),
+            },
+            DocumentEvent::Edited { edits } => {
+                let inserted: usize = edits.iter().map(|e| e.text.len()).sum();
+                format!("{} edit(s), {inserted} bytes inserted", edits.len())
+            }
+            DocumentEvent::Undone { reverted } => format!("undid version {reverted}"),
+            DocumentEvent::SaveIntended { version, .. } => format!("saving version {version}"),
+            DocumentEvent::Saved { version, .. } => format!("saved version {version}"),
+            DocumentEvent::SaveAbandoned { reason } => format!("save abandoned: {reason}"),
+            DocumentEvent::Closed => "closed".to_string(),
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! After a restart: a save that was intended but not confirmed is settled by comparing the disk, never redone.
+
+use super::entity::{DocCommand, DocumentEntity};
+use super::files;
+use crate::child::{Execute, Query};
+use crate::entity::CommandContext;
+use crate::project_actor::ProjectActor;
+use crate::Principal;
+use actix::prelude::*;
+
+/// For each buffer with a pending save: the disk holds the target -> `Saved`; else `SaveAbandoned`.
+pub(crate) fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
+    let dir = actor.dir().to_path_buf();
+    for (_, child) in actor.children().all::<DocumentEntity>() {
+        let dir = dir.clone();
+        let work = async move {
+            let pending = child
+                .send(Query::<DocumentEntity, _> {
+                    read: Box::new(|d: &DocumentEntity| {
+                        d.pending_save.clone().map(|p| (p, d.path.clone()))
+                    }),
+                })
+                .await
+                .ok()?
+                .ok()?
+                .reply;
+            let (save, path) = pending?;
+            let (_, file) = files::target(&dir, &path).ok()?;
+            let now = tokio::task::spawn_blocking(move || files::disk_digest(&file))
+                .await
+                .ok()?
+                .ok()?;
+            let command = if now.as_deref() == Some(save.target.as_str()) {
+                DocCommand::SaveDone {
+                    version: save.version,
+                    disk_digest: save.target,
+                }
+            } else {
+                DocCommand::SaveFailed {
+                    reason: "Rho stopped before the file was replaced".into(),
+                }
+            };
+            let ctx = CommandContext {
+                principal: Principal::System,
+                time_ms: chrono::Utc::now().timestamp_millis(),
+                identity: None,
+            };
+            let _ = child.send(Execute::<DocumentEntity> { command, ctx }).await;
+            Some(())
+        };
+        ctx.spawn(work.into_actor(actor).map(|_, _, _| ()));
+    }
+}
