@@ -84,6 +84,25 @@ pub fn disk_digest(path: &Path) -> Result<Option<String>, ActorError> {
     }
 }
 
+/// The temp file a save of `path` writes (one per process).
+fn temp_name(path: &Path, pid: u32) -> Option<PathBuf> {
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    Some(path.with_file_name(format!(".{name}.rho-save-{pid}")))
+}
+
+/// Removes temp files left by saves that a crash interrupted.
+pub fn remove_stale_temps(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.rho-save-", name.to_string_lossy());
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Replaces `path` with `text`: temp file (keeping the file's mode), fsync, a last check that the
 /// disk still holds `expected` (the digest checked before the intent), rename, directory fsync.
 /// The original file is untouched unless the rename happened.
@@ -94,13 +113,8 @@ pub fn replace(path: &Path, text: &str, expected: &Option<String>) -> Result<Str
     let mode = fs::metadata(path)
         .map(|m| m.permissions().mode() & 0o7777)
         .unwrap_or(0o644);
-    let tmp = dir.join(format!(
-        ".{}.rho-save-{}",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
+    let tmp = temp_name(path, std::process::id())
+        .ok_or_else(|| ActorError::invalid("path", "no file name"))?;
     let io = |e: io::Error| ActorError::unavailable(format!("saving: {e}"));
     let written = (|| -> io::Result<()> {
         let mut f = OpenOptions::new()
@@ -117,7 +131,11 @@ pub fn replace(path: &Path, text: &str, expected: &Option<String>) -> Result<Str
         let _ = fs::remove_file(&tmp);
         return Err(io(e));
     }
-    fail::fail_point!("documents::after_temp_write_before_rename", |_| {
+    // Fault injection (feature `failpoints`): `return(abort)` crashes here, `return` fails the save.
+    fail::fail_point!("documents::after_temp_write_before_rename", |arg| {
+        if arg.as_deref() == Some("abort") {
+            std::process::abort();
+        }
         let _ = fs::remove_file(&tmp);
         Err(ActorError::unavailable("injected failure before rename"))
     });

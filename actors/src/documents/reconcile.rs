@@ -26,10 +26,13 @@ pub(crate) fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectAc
                 .reply;
             let (save, path) = pending?;
             let (_, file) = files::target(&dir, &path).ok()?;
-            let now = tokio::task::spawn_blocking(move || files::disk_digest(&file))
-                .await
-                .ok()?
-                .ok()?;
+            let now = tokio::task::spawn_blocking(move || {
+                files::remove_stale_temps(&file);
+                files::disk_digest(&file)
+            })
+            .await
+            .ok()?
+            .ok()?;
             let command = if now.as_deref() == Some(save.target.as_str()) {
                 DocCommand::SaveDone {
                     version: save.version,
@@ -40,6 +43,7 @@ pub(crate) fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectAc
                     reason: "Rho stopped before the file was replaced".into(),
                 }
             };
+            tracing::info!(path = %path, "settling a save interrupted by a restart");
             let ctx = CommandContext {
                 principal: Principal::System,
                 time_ms: chrono::Utc::now().timestamp_millis(),

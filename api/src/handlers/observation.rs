@@ -62,11 +62,26 @@ async fn snapshot(
                 .await
                 .map_err(mailbox)?
             {
-                Ok((info, entity)) => json!({
-                    "id": id.to_string(), "name": info.name, "path": row.dir,
-                    "available": true, "version": entity.version,
-                    "settings": entity.settings, "runs": [],
-                }),
+                Ok((info, entity)) => {
+                    let addr = s
+                        .service
+                        .send(rho_actors::service::GetProject { id })
+                        .await
+                        .map_err(mailbox)??;
+                    let docs = addr
+                        .send(rho_actors::documents::handlers::ListDocuments)
+                        .await
+                        .map_err(mailbox)??;
+                    json!({
+                        "id": id.to_string(), "name": info.name, "path": row.dir,
+                        "available": true, "version": entity.version,
+                        "settings": entity.settings, "runs": [],
+                        "documents": docs.iter().map(|d| json!({
+                            "id": d.id, "path": d.path, "version": d.version, "open": d.open,
+                            "dirty": d.dirty, "diskDigest": d.disk_digest, "length": d.length,
+                        })).collect::<Vec<_>>(),
+                    })
+                }
                 Err(e) => json!({
                     "id": id.to_string(), "name": row.name, "path": row.dir,
                     "available": false, "reason": e.to_string(), "runs": [],
