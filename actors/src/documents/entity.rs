@@ -1,7 +1,7 @@
 //! The document buffer entity: state, fold and decisions (identity first, then version).
 
 use super::events::DocumentEvent;
-use super::text::{self, Edit, EditError};
+use super::text::{self, ByteEdit, Edit, EditError};
 use crate::entity::{CommandContext, Decision, Entity, EventMeta};
 use crate::error::ActorError;
 use crate::identity::IdentityTable;
@@ -15,7 +15,7 @@ const AUTHORS: usize = 10;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UndoStep {
     pub version: u64,
-    pub inverse: Vec<Edit>,
+    pub inverse: Vec<ByteEdit>,
     pub bytes: u64,
 }
 
@@ -39,6 +39,8 @@ pub struct PendingSave {
 pub struct DocumentEntity {
     pub path: String,
     pub text: String,
+    /// Length of `text` in UTF-16 units (kept by the fold, so replies never rescan the text).
+    pub len16: u64,
     /// Grows with every event that changes the text or reopens it; never reused.
     pub version: u64,
     pub open: bool,
@@ -107,20 +109,20 @@ impl DocumentEntity {
     pub fn reply(&self) -> DocReply {
         DocReply {
             version: self.version,
-            length: text::utf16_len(&self.text),
+            length: self.len16,
             disk_digest: self.disk_digest.clone(),
             dirty: self.dirty,
             bytes: self.text.len() as u64,
         }
     }
 
-    fn next(&self, text: &str, dirty: bool, disk: Option<String>) -> DocReply {
+    fn next(&self, len16: u64, bytes: u64, dirty: bool, disk: Option<String>) -> DocReply {
         DocReply {
             version: self.version + 1,
-            length: text::utf16_len(text),
+            length: len16,
             disk_digest: disk,
             dirty,
-            bytes: text.len() as u64,
+            bytes,
         }
     }
 
@@ -145,6 +147,13 @@ impl DocumentEntity {
         while self.authors.len() > AUTHORS {
             self.authors.pop_front();
         }
+    }
+
+    /// Applies byte edits to the text and the cached UTF-16 length; the inverse, if they fit.
+    fn splice(&mut self, edits: &[ByteEdit]) -> Option<Vec<ByteEdit>> {
+        let (inverse, delta) = text::apply_bytes(&mut self.text, edits)?;
+        self.len16 = (self.len16 as i64 + delta).max(0) as u64;
+        Some(inverse)
     }
 }
 
@@ -174,37 +183,35 @@ impl Entity for DocumentEntity {
                 self.version += 1;
                 self.path = path.clone();
                 self.text = text.clone();
+                self.len16 = text::utf16_len(text);
                 self.disk_digest = disk_digest.clone();
                 self.open = true;
                 self.dirty = false;
                 self.author(meta);
             }
             DocumentEvent::Edited { edits } => {
-                // Decisions validated these edits against this very text; a plan failure here
+                // Decisions validated these edits against this very text; one that does not fit
                 // would be a bug, and the fold then leaves the text unchanged rather than panic.
-                if let Ok(ranges) = text::plan(&self.text, edits) {
-                    let (new, removed) = text::apply(&self.text, edits, &ranges);
-                    let inverse = text::inverse(edits, &ranges, &removed);
-                    let bytes = removed.iter().map(|r| r.len() as u64).sum::<u64>()
-                        + 16 * inverse.len() as u64;
-                    self.text = new;
-                    self.version += 1;
+                if let Some(inverse) = self.splice(edits) {
+                    let bytes = inverse
+                        .iter()
+                        .map(|e| e.text.len() as u64 + 16)
+                        .sum::<u64>();
                     self.undo.push(UndoStep {
-                        version: self.version,
+                        version: self.version + 1,
                         inverse,
                         bytes,
                     });
                     self.undo_bytes += bytes;
                 }
+                self.version += 1;
                 self.dirty = true;
                 self.author(meta);
             }
             DocumentEvent::Undone { .. } => {
                 if let Some(step) = self.undo.pop() {
                     self.undo_bytes = self.undo_bytes.saturating_sub(step.bytes);
-                    if let Ok(ranges) = text::plan(&self.text, &step.inverse) {
-                        self.text = text::apply(&self.text, &step.inverse, &ranges).0;
-                    }
+                    self.splice(&step.inverse);
                 }
                 self.version += 1;
                 self.dirty = true;
@@ -228,6 +235,7 @@ impl Entity for DocumentEntity {
             DocumentEvent::Closed => {
                 self.open = false;
                 self.text = String::new();
+                self.len16 = 0;
                 self.undo.clear();
                 self.undo_bytes = 0;
                 self.dirty = false;
@@ -258,13 +266,19 @@ impl Entity for DocumentEntity {
                         reply: self.reply(),
                     });
                 }
+                let reply = self.next(
+                    text::utf16_len(text),
+                    text.len() as u64,
+                    false,
+                    disk_digest.clone(),
+                );
                 one(
                     DocumentEvent::Opened {
                         path: path.clone(),
                         text: text.clone(),
                         disk_digest: disk_digest.clone(),
                     },
-                    self.next(text, false, disk_digest.clone()),
+                    reply,
                 )
             }
             DocCommand::Edit {
@@ -281,40 +295,44 @@ impl Entity for DocumentEntity {
                     ));
                 }
                 let ranges = text::plan(&self.text, edits).map_err(edit_error)?;
-                let (new, removed) = text::apply(&self.text, edits, &ranges);
-                if new.len() as u64 > *max_bytes {
+                let bytes = text::to_bytes(edits, &ranges);
+                let (mut new_len, mut len16, mut undo) =
+                    (self.text.len() as i64, self.len16 as i64, 0u64);
+                for e in &bytes {
+                    let removed = &self.text[e.start as usize..e.end as usize];
+                    new_len += e.text.len() as i64 - removed.len() as i64;
+                    len16 += text::utf16_len(&e.text) as i64 - text::utf16_len(removed) as i64;
+                    undo += removed.len() as u64 + 16;
+                }
+                if new_len as u64 > *max_bytes {
                     return Err(ActorError::Limit {
                         limit: "documents.maxBufferBytes".into(),
                         value: *max_bytes,
                     });
                 }
-                let undo: u64 =
-                    removed.iter().map(|r| r.len() as u64).sum::<u64>() + 16 * edits.len() as u64;
                 if self.undo_bytes + undo > *max_undo_bytes {
                     return Err(ActorError::Limit {
                         limit: "documents.maxUndoBytes".into(),
                         value: *max_undo_bytes,
                     });
                 }
-                one(
-                    DocumentEvent::Edited {
-                        edits: edits.clone(),
-                    },
-                    self.next(&new, true, self.disk_digest.clone()),
-                )
+                let reply = self.next(len16 as u64, new_len as u64, true, self.disk_digest.clone());
+                one(DocumentEvent::Edited { edits: bytes }, reply)
             }
             DocCommand::Undo { expected_version } => {
                 self.check_version(*expected_version)?;
                 let Some(step) = self.undo.last() else {
                     return Err(ActorError::invalid("documentId", "nothing to undo"));
                 };
-                let ranges = text::plan(&self.text, &step.inverse).map_err(edit_error)?;
-                let new = text::apply(&self.text, &step.inverse, &ranges).0;
+                let mut probe = self.text.clone();
+                let (_, delta) = text::apply_bytes(&mut probe, &step.inverse)
+                    .ok_or_else(|| ActorError::internal("an undo step does not fit its buffer"))?;
+                let len16 = (self.len16 as i64 + delta).max(0) as u64;
                 one(
                     DocumentEvent::Undone {
                         reverted: step.version,
                     },
-                    self.next(&new, true, self.disk_digest.clone()),
+                    self.next(len16, probe.len() as u64, true, self.disk_digest.clone()),
                 )
             }
             DocCommand::SaveIntent {

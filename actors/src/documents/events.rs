@@ -1,6 +1,6 @@
 //! Events of a document buffer, as journaled: the opened base text once, then edits (never the whole text).
 
-use super::text::Edit;
+use super::text::ByteEdit;
 use crate::entity::EntityEvent;
 use serde::{Deserialize, Serialize};
 
@@ -14,8 +14,9 @@ pub enum DocumentEvent {
         text: String,
         disk_digest: Option<String>,
     },
-    /// One transaction of edits, offsets in UTF-16 units of the previous version's text.
-    Edited { edits: Vec<Edit> },
+    /// One transaction of edits, in UTF-8 byte offsets of the previous version's text, ascending
+    /// (the decision validated the UTF-16 offsets the caller sent and converted them once).
+    Edited { edits: Vec<ByteEdit> },
     /// The newest not-yet-undone transaction (at `reverted`) was reverted as a new version.
     Undone { reverted: u64 },
     /// A save of `version` is about to replace the file with bytes of digest `target`.

@@ -190,7 +190,7 @@ impl Handler<ReadDocument> for ProjectActor {
                     current_version: d.version,
                 });
             }
-            let length = text::utf16_len(&d.text);
+            let length = d.len16;
             let (start, end) = msg.range.unwrap_or((0, length));
             let slice = text::slice(&d.text, start, end).ok_or_else(|| {
                 ActorError::invalid(
@@ -524,7 +524,7 @@ impl Handler<ListDocuments> for ProjectActor {
                             open: d.open,
                             dirty: d.dirty,
                             disk_digest: d.disk_digest.clone(),
-                            length: text::utf16_len(&d.text),
+                            length: d.len16,
                         }),
                     })
                     .await

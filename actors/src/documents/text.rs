@@ -10,6 +10,71 @@ pub struct Edit {
     pub text: String,
 }
 
+/// One replacement in UTF-8 byte offsets, as journaled (computed once from UTF-16 by the decision).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ByteEdit {
+    pub start: u64,
+    pub end: u64,
+    pub text: String,
+}
+
+/// The byte edits of a validated plan, in application order (ascending, non-overlapping).
+pub fn to_bytes(edits: &[Edit], ranges: &[(usize, usize, usize)]) -> Vec<ByteEdit> {
+    ranges
+        .iter()
+        .map(|&(a, b, i)| ByteEdit {
+            start: a as u64,
+            end: b as u64,
+            text: edits[i].text.clone(),
+        })
+        .collect()
+}
+
+/// Applies ascending, non-overlapping byte edits in place; returns the edits that undo them (in
+/// the coordinates of the new text) and the change of the UTF-16 length. `None` (and nothing
+/// changed) if an edit does not fit the text's char boundaries.
+pub fn apply_bytes(text: &mut String, edits: &[ByteEdit]) -> Option<(Vec<ByteEdit>, i64)> {
+    let mut prev_end = 0u64;
+    for e in edits {
+        let (a, b) = (e.start as usize, e.end as usize);
+        if e.start < prev_end
+            || a > b
+            || b > text.len()
+            || !text.is_char_boundary(a)
+            || !text.is_char_boundary(b)
+        {
+            return None;
+        }
+        prev_end = e.end;
+    }
+    let mut removed = Vec::with_capacity(edits.len());
+    let mut delta16 = 0i64;
+    // Back to front, so earlier offsets stay valid.
+    for e in edits.iter().rev() {
+        let (a, b) = (e.start as usize, e.end as usize);
+        let old = text[a..b].to_string();
+        delta16 += utf16_len(&e.text) as i64 - utf16_len(&old) as i64;
+        text.replace_range(a..b, &e.text);
+        removed.push(old);
+    }
+    removed.reverse();
+    let mut shift = 0i64;
+    let inverse = edits
+        .iter()
+        .zip(removed)
+        .map(|(e, old)| {
+            let start = (e.start as i64 + shift) as u64;
+            shift += e.text.len() as i64 - (e.end - e.start) as i64;
+            ByteEdit {
+                start,
+                end: start + e.text.len() as u64,
+                text: old,
+            }
+        })
+        .collect();
+    Some((inverse, delta16))
+}
+
 /// Why an offset or an edit list does not fit a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditError {
@@ -177,6 +242,14 @@ mod tests {
             let ranges = plan(&base, &edits).unwrap();
             let (out, removed) = apply(&base, &edits, &ranges);
             prop_assert_eq!(out.encode_utf16().collect::<Vec<_>>(), model_apply(&units, &edits));
+            // The journaled byte form gives the same text, and its inverse restores the base.
+            let mut via_bytes = base.clone();
+            let (byte_inv, delta) = apply_bytes(&mut via_bytes, &to_bytes(&edits, &ranges)).unwrap();
+            prop_assert_eq!(&via_bytes, &out);
+            prop_assert_eq!(utf16_len(&base) as i64 + delta, utf16_len(&out) as i64);
+            let mut back_bytes = via_bytes.clone();
+            apply_bytes(&mut back_bytes, &byte_inv).unwrap();
+            prop_assert_eq!(&back_bytes, &base);
             // Undo restores the base exactly.
             let inv = inverse(&edits, &ranges, &removed);
             let r2 = plan(&out, &inv).unwrap();
