@@ -18,6 +18,8 @@ pub struct Children {
     journal: Arc<Journal>,
     maps: HashMap<&'static str, Box<dyn Any>>,
     reconcilers: Vec<Recipient<Reconcile>>,
+    /// True while `start` inserts the replayed entities (only they are reconciled).
+    starting: bool,
 }
 
 type Map<E> = HashMap<Uuid, Addr<EntityActor<E>>>;
@@ -29,6 +31,7 @@ impl Children {
             journal: journal.clone(),
             maps: HashMap::new(),
             reconcilers: Vec::new(),
+            starting: true,
         };
         // The project entity's id is the project's id, also before `project.created` is folded.
         c.insert(journal.project_id(), state.project);
@@ -37,6 +40,7 @@ impl Children {
             .documents
             .into_iter()
             .for_each(|(id, d)| drop(c.insert(id, d)));
+        c.starting = false;
         c
     }
 
@@ -51,7 +55,9 @@ impl Children {
     /// Starts the actor of entity `id` from `state` (replacing none: ids are unique per kind).
     pub fn insert<E: Entity>(&mut self, id: Uuid, state: E) -> Addr<EntityActor<E>> {
         let addr = EntityActor::new(id, state, self.journal.clone()).start();
-        self.reconcilers.push(addr.clone().recipient());
+        if self.starting {
+            self.reconcilers.push(addr.clone().recipient());
+        }
         self.map::<E>().insert(id, addr.clone());
         addr
     }
@@ -77,9 +83,15 @@ impl Children {
             .collect()
     }
 
-    /// Asks every child to settle what was in flight at a crash (once, after replay).
-    pub(crate) fn reconcile(&self, time_ms: i64) {
-        for r in &self.reconcilers {
+    /// Stops the actor of entity `id` (its state leaves memory; the journal keeps it).
+    pub fn remove<E: Entity>(&mut self, id: Uuid) {
+        self.map::<E>().remove(&id);
+    }
+
+    /// Asks every child to settle what was in flight at a crash (once, after replay). The
+    /// recipients are dropped afterwards, so a child's actor lives only as long as its map entry.
+    pub(crate) fn reconcile(&mut self, time_ms: i64) {
+        for r in self.reconcilers.drain(..) {
             // A failure surfaces as a failed journal write, which the project handles.
             r.do_send(Reconcile { time_ms });
         }

@@ -23,6 +23,8 @@ pub struct ProjectConfig {
     pub events: Option<crate::events::EventBus>,
     /// Every limit in force (owners read theirs).
     pub limits: std::sync::Arc<crate::limits::Limits>,
+    /// An open buffer unused this long leaves memory (its journal keeps it; the next use rebuilds it).
+    pub document_idle: std::time::Duration,
 }
 
 impl ProjectConfig {
@@ -45,6 +47,7 @@ impl ProjectConfig {
             holder,
             events,
             limits: std::sync::Arc::new(limits.clone()),
+            document_idle: std::time::Duration::from_secs(15 * 60),
         }
     }
 }
@@ -59,6 +62,7 @@ impl Default for ProjectConfig {
             holder: format!("pid {}", std::process::id()),
             events: None,
             limits: std::sync::Arc::new(crate::limits::Limits::default()),
+            document_idle: std::time::Duration::from_secs(15 * 60),
         }
     }
 }

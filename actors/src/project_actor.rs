@@ -288,6 +288,12 @@ impl Actor for ProjectActor {
         self.children
             .reconcile(chrono::Utc::now().timestamp_millis());
         crate::documents::reconcile::settle_saves(self, ctx);
+        let idle = self.config.document_idle;
+        let every = (idle / 2).clamp(
+            std::time::Duration::from_millis(10),
+            std::time::Duration::from_secs(60),
+        );
+        ctx.run_interval(every, move |act, _| act.evict_idle_documents(idle));
     }
 }
 
@@ -345,6 +351,8 @@ pub struct ProjectStatus {
     pub durable_seq: u64,
     pub epoch: u64,
     pub queued: usize,
+    /// Document buffer actors in memory (evicted ones are not).
+    pub resident_documents: usize,
 }
 
 #[derive(Message)]
@@ -363,6 +371,10 @@ impl Handler<Status> for ProjectActor {
             durable_seq: self.journal.durable_seq(),
             epoch: self.journal.epoch(),
             queued: self.queued,
+            resident_documents: self
+                .children
+                .all::<crate::documents::DocumentEntity>()
+                .len(),
         })
     }
 }

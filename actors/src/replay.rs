@@ -56,3 +56,29 @@ pub fn replay(
     stats.millis = started.elapsed().as_millis();
     Ok((state, stats))
 }
+
+/// Rebuilds one entity of kind `E` from the newest valid snapshot (`take` picks it out of the
+/// project's state) and the durable records after it. Used to bring an evicted child back.
+pub fn replay_entity<E: crate::entity::Entity>(
+    journal: &Journal,
+    id: uuid::Uuid,
+    take: impl FnOnce(&mut ProjectState) -> Option<E>,
+) -> Result<E, ReplayError> {
+    let mut from = 1;
+    let mut entity = E::default();
+    if let Some((seq, bytes)) = journal.load_snapshot()? {
+        if let Ok(Some(mut state)) = ProjectState::decode(&bytes) {
+            if state.last_seq == seq {
+                entity = take(&mut state).unwrap_or_default();
+                from = seq + 1;
+            }
+        }
+    }
+    for rec in journal.records_from(from)? {
+        let rec = rec?;
+        if rec.entity.id == id && rec.entity.kind == E::KIND {
+            crate::entity::fold_record(&mut entity, &rec)?;
+        }
+    }
+    Ok(entity)
+}

@@ -21,11 +21,69 @@ pub struct OpenedDoc {
 
 impl ProjectActor {
     fn doc(&mut self, id: Uuid) -> Result<Addr<EntityActor<DocumentEntity>>, ActorError> {
+        self.docs.touch(id);
         self.children()
             .get::<DocumentEntity>(id)
             .ok_or_else(|| ActorError::NotFound {
                 what: "document".into(),
             })
+    }
+
+    /// If buffer `id` was evicted: rebuilds it from the journal, then re-sends `msg` to this
+    /// actor (requests for it meanwhile wait for the same rebuild). `None` if it is resident.
+    fn after_restore<M, V>(
+        &mut self,
+        id: Uuid,
+        msg: M,
+        ctx: &mut Context<Self>,
+    ) -> Result<Step<V>, M>
+    where
+        M: Message<Result = Result<V, ActorError>> + Send + 'static,
+        V: Send + 'static,
+        Self: Handler<M>,
+    {
+        if !self.docs.is_evicted(id) || self.children().get::<DocumentEntity>(id).is_some() {
+            return Err(msg);
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if self.docs.wait_restore(id, tx) {
+            let journal = self.journal().clone();
+            let work = async move {
+                tokio::task::spawn_blocking(move || {
+                    crate::replay::replay_entity::<DocumentEntity>(&journal, id, |s| {
+                        s.documents.remove(&id)
+                    })
+                })
+                .await
+                .map_err(|e| ActorError::internal(e.to_string()))?
+                .map_err(|e| ActorError::internal(e.to_string()))
+            };
+            ctx.spawn(work.into_actor(self).map(move |res, act, _| {
+                let outcome = res.map(|state| drop(act.children().insert(id, state)));
+                tracing::debug!(document = %id, ok = outcome.is_ok(), "evicted buffer rebuilt from the journal");
+                act.docs.restored(id, outcome);
+            }));
+        }
+        let me = ctx.address();
+        Ok(Box::pin(
+            async move {
+                rx.await
+                    .unwrap_or_else(|_| Err(ActorError::internal("restore abandoned")))?;
+                me.send(msg)
+                    .await
+                    .map_err(|e| ActorError::internal(e.to_string()))?
+            }
+            .into_actor(self),
+        ))
+    }
+
+    /// Moves buffers unused for `idle` out of memory (without closing them).
+    pub(crate) fn evict_idle_documents(&mut self, idle: std::time::Duration) {
+        for id in self.docs.idle(idle) {
+            self.children().remove::<DocumentEntity>(id);
+            self.docs.mark_evicted(id);
+            tracing::debug!(document = %id, "idle buffer left memory; the journal keeps it");
+        }
     }
 
     /// Announces a buffer change once it is durable.
@@ -54,7 +112,7 @@ impl Message for OpenDocument {
 impl Handler<OpenDocument> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<OpenedDoc, ActorError>>;
 
-    fn handle(&mut self, msg: OpenDocument, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: OpenDocument, ctx: &mut Context<Self>) -> Self::Result {
         let limits = self.config_limits().documents.clone();
         let target = files::target(self.dir(), &msg.path);
         let (path, file) = match target {
@@ -72,6 +130,10 @@ impl Handler<OpenDocument> for ProjectActor {
         let budget = limits
             .max_total_bytes
             .saturating_sub(self.docs.others_bytes(id));
+        let msg = match self.after_restore(id, msg, ctx) {
+            Ok(step) => return step,
+            Err(msg) => msg,
+        };
         let child = self.children().get_or_new::<DocumentEntity>(id);
         let probe = child.clone();
         let read = async move {
@@ -132,7 +194,7 @@ impl Handler<OpenDocument> for ProjectActor {
                             )
                             .map(move |res, act, _| {
                                 let reply = res?;
-                                act.docs.set_open(id, reply.bytes);
+                                act.docs.set_open(id, &path, &reply);
                                 act.announce_doc(id, &reply, &author);
                                 Ok(OpenedDoc { id, path, reply })
                             }),
@@ -173,7 +235,12 @@ impl Message for ReadDocument {
 impl Handler<ReadDocument> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<DocRead, ActorError>>;
 
-    fn handle(&mut self, msg: ReadDocument, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: ReadDocument, ctx: &mut Context<Self>) -> Self::Result {
+        let id = msg.id;
+        let msg = match self.after_restore(id, msg, ctx) {
+            Ok(step) => return step,
+            Err(msg) => msg,
+        };
         let max = self.config_limits().max_log_page_bytes;
         let child = match self.doc(msg.id) {
             Ok(c) => c,
@@ -251,7 +318,12 @@ impl Message for DocWrite {
 impl Handler<DocWrite> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<DocReply, ActorError>>;
 
-    fn handle(&mut self, msg: DocWrite, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: DocWrite, ctx: &mut Context<Self>) -> Self::Result {
+        let id = msg.id;
+        let msg = match self.after_restore(id, msg, ctx) {
+            Ok(step) => return step,
+            Err(msg) => msg,
+        };
         let limits = self.config_limits().documents.clone();
         let child = match self.doc(msg.id) {
             Ok(c) => c,
@@ -294,9 +366,11 @@ impl Handler<DocWrite> for ProjectActor {
                 act.docs.release(reserved);
                 let reply = res?;
                 if closing {
-                    act.docs.set_closed(id);
+                    let path = act.docs.path_of(id).unwrap_or_default();
+                    act.docs.set_closed(id, &path, &reply);
                 } else {
-                    act.docs.set_open(id, reply.bytes);
+                    let path = act.docs.path_of(id).unwrap_or_default();
+                    act.docs.set_open(id, &path, &reply);
                 }
                 act.announce_doc(id, &reply, &author);
                 Ok(reply)
@@ -322,7 +396,12 @@ type Step<T> = Pin<Box<dyn ActorFuture<ProjectActor, Output = Result<T, ActorErr
 impl Handler<SaveDocument> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<DocReply, ActorError>>;
 
-    fn handle(&mut self, msg: SaveDocument, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: SaveDocument, ctx: &mut Context<Self>) -> Self::Result {
+        let id = msg.id;
+        let msg = match self.after_restore(id, msg, ctx) {
+            Ok(step) => return step,
+            Err(msg) => msg,
+        };
         let child = match self.doc(msg.id) {
             Ok(c) => c,
             Err(e) => return Box::pin(fut::ready(Err(e))),
@@ -463,7 +542,12 @@ impl Message for BufferText {
 impl Handler<BufferText> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<(String, String), ActorError>>;
 
-    fn handle(&mut self, msg: BufferText, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: BufferText, ctx: &mut Context<Self>) -> Self::Result {
+        let id = msg.id;
+        let msg = match self.after_restore(id, msg, ctx) {
+            Ok(step) => return step,
+            Err(msg) => msg,
+        };
         let child = match self.doc(msg.id) {
             Ok(c) => c,
             Err(e) => return Box::pin(fut::ready(Err(e))),
@@ -511,6 +595,7 @@ impl Handler<ListDocuments> for ProjectActor {
 
     fn handle(&mut self, _: ListDocuments, _: &mut Context<Self>) -> Self::Result {
         let children = self.children().all::<DocumentEntity>();
+        let evicted = self.docs.evicted_facts();
         let journal = self.journal().clone();
         Box::pin(async move {
             let mut out = Vec::new();
@@ -534,6 +619,15 @@ impl Handler<ListDocuments> for ProjectActor {
                     out.push(facts);
                 }
             }
+            out.extend(evicted.into_iter().map(|(id, path, r)| DocFacts {
+                id,
+                path,
+                version: r.version,
+                open: true,
+                dirty: r.dirty,
+                disk_digest: r.disk_digest,
+                length: r.length,
+            }));
             crate::durable::durable(&journal, journal.last_assigned_seq()).await?;
             out.sort_by(|a, b| a.path.cmp(&b.path));
             Ok(out)

@@ -12,3 +12,5 @@ pub mod text;
 pub use entity::{DocCommand, DocReply, DocumentEntity};
 pub use events::DocumentEvent;
 pub use index::DocIndex;
+#[cfg(test)]
+mod model_tests;
