@@ -1,6 +1,6 @@
 //! The children of one project: one actor per entity, by kind and id, started from replayed state.
 //!
-//! Each owner's entity kind gets its own typed map; [`Children::start`] is the one place that
+//! Each owner's entity kind gets its own typed map; `Children::start` is the one place that
 //! lists the kinds (one line per owner), so replayed state becomes running actors.
 
 use crate::child::{EntityActor, Reconcile};

@@ -111,6 +111,6 @@ async fn futures_join<A: std::future::Future, B: std::future::Future + 'static>(
 where
     B::Output: 'static,
 {
-    let b = actix::spawn(async move { b.await });
+    let b = actix::spawn(b);
     (a.await, b.await.unwrap())
 }
