@@ -33,6 +33,7 @@ impl Children {
         // The project entity's id is the project's id, also before `project.created` is folded.
         c.insert(journal.project_id(), state.project);
         // Owners' entity kinds: one line each (their maps in `ProjectState`).
+        c.insert(journal.project_id(), state.resources);
         c
     }
 

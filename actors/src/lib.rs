@@ -13,6 +13,7 @@ pub mod entity;
 pub mod entries;
 pub mod error;
 pub mod events;
+pub mod files;
 pub mod fsutil;
 pub mod identity;
 pub mod limits;

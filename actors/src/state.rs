@@ -23,6 +23,7 @@ pub struct ProjectState {
     /// Seq of the last record folded in (0 for none).
     pub last_seq: u64,
     pub project: ProjectEntity,
+    pub resources: crate::files::ResourcesEntity,
 }
 
 /// A snapshot file's payload.
@@ -38,6 +39,7 @@ impl ProjectState {
         match rec.entity.kind.as_str() {
             JOURNAL_ENTITY => {}
             ProjectEntity::KIND => fold_record(&mut self.project, rec)?,
+            crate::files::ResourcesEntity::KIND => fold_record(&mut self.resources, rec)?,
             _ => return Err(unknown(rec)),
         }
         self.last_seq = rec.seq;
@@ -83,6 +85,9 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
     match rec.entity.kind.as_str() {
         JOURNAL_ENTITY => Ok(String::new()),
         ProjectEntity::KIND => Ok(decode_event::<ProjectEntity>(rec)?.event.summary()),
+        crate::files::ResourcesEntity::KIND => {
+            Ok(decode_event::<crate::files::ResourcesEntity>(rec)?.event.summary())
+        }
         _ => Err(unknown(rec)),
     }
 }

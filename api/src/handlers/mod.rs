@@ -1,6 +1,8 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
 mod capability;
+mod data;
+mod files;
 mod observation;
 mod pairing;
 mod projects;
@@ -92,6 +94,7 @@ pub fn register_service_operations(
     capability::register(table, &services)?;
     observation::register(table, &services)?;
     pairing::register(table, &services)?;
+    files::register(table, &services)?;
     Ok(())
 }
 
