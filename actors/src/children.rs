@@ -68,7 +68,10 @@ impl Children {
 
     /// Every running actor of one kind.
     pub fn all<E: Entity>(&mut self) -> Vec<(Uuid, Addr<EntityActor<E>>)> {
-        self.map::<E>().iter().map(|(id, a)| (*id, a.clone())).collect()
+        self.map::<E>()
+            .iter()
+            .map(|(id, a)| (*id, a.clone()))
+            .collect()
     }
 
     /// Asks every child to settle what was in flight at a crash (once, after replay).

@@ -86,7 +86,9 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
         JOURNAL_ENTITY => Ok(String::new()),
         ProjectEntity::KIND => Ok(decode_event::<ProjectEntity>(rec)?.event.summary()),
         crate::files::ResourcesEntity::KIND => {
-            Ok(decode_event::<crate::files::ResourcesEntity>(rec)?.event.summary())
+            Ok(decode_event::<crate::files::ResourcesEntity>(rec)?
+                .event
+                .summary())
         }
         _ => Err(unknown(rec)),
     }

@@ -95,9 +95,12 @@ pub struct ResourcesEntity {
 impl ResourcesEntity {
     /// The record of `id` at `version`, or `not_found`.
     pub fn record(&self, id: Uuid, version: u64) -> Result<ResourceRecord, ActorError> {
-        let r = self.resources.get(&id).ok_or_else(|| ActorError::NotFound {
-            what: "resource".into(),
-        })?;
+        let r = self
+            .resources
+            .get(&id)
+            .ok_or_else(|| ActorError::NotFound {
+                what: "resource".into(),
+            })?;
         let v = r.version(version).ok_or_else(|| ActorError::NotFound {
             what: format!("version {version} of resource {id}"),
         })?;
@@ -130,8 +133,7 @@ impl ResourcesEntity {
         ctx: &CommandContext,
     ) -> Result<Decision<ResourcesEvent, ResourceRecord>, ActorError> {
         let principal = ctx.principal.to_string();
-        let newly_stored =
-            facts.captured && !self.stored.contains_key(&facts.sha256);
+        let newly_stored = facts.captured && !self.stored.contains_key(&facts.sha256);
         if newly_stored && self.stored_bytes + facts.bytes > bounds.max_artifact_bytes {
             return Err(ActorError::Limit {
                 limit: "resources.maxArtifactBytes".into(),

@@ -1,8 +1,8 @@
 //! The project actor's messages of owner Files: register, capture, list, read, and loading one version's bytes for other owners.
 
+use super::decl::{MediaDecl, TableDecl};
 use super::entity::{PutBounds, ResourceRecord, ResourcesCommand, ResourcesEntity};
 use super::events::VersionFacts;
-use super::decl::{MediaDecl, TableDecl};
 use super::{store, FilesError};
 use crate::child::{Execute, Query};
 use crate::durable::durable;
@@ -49,7 +49,10 @@ pub(crate) async fn blocking<T: Send + 'static>(
 pub fn normalize(field: &str, rel: &str) -> Result<String, ActorError> {
     let parts = crate::paths::components(field, rel)?;
     if parts.is_empty() {
-        return Err(ActorError::invalid(field, "name a file, not the project folder"));
+        return Err(ActorError::invalid(
+            field,
+            "name a file, not the project folder",
+        ));
     }
     Ok(parts.join("/"))
 }
@@ -122,7 +125,10 @@ impl Handler<PutResource> for ProjectActor {
                     },
                     None => Declared {
                         kind: "file".into(),
-                        format: path.rsplit_once('.').map_or("bytes", |(_, e)| e).to_ascii_lowercase(),
+                        format: path
+                            .rsplit_once('.')
+                            .map_or("bytes", |(_, e)| e)
+                            .to_ascii_lowercase(),
                         partial: false,
                         table: None,
                         media: None,
@@ -194,12 +200,14 @@ impl Handler<ListResources> for ProjectActor {
             let after = msg.cursor.unwrap_or_default();
             let mut out = Vec::new();
             let mut next = None;
-            for (path, id) in r.by_path.range::<String, _>((
-                std::ops::Bound::Excluded(after),
-                std::ops::Bound::Unbounded,
-            )) {
+            for (path, id) in r
+                .by_path
+                .range::<String, _>((std::ops::Bound::Excluded(after), std::ops::Bound::Unbounded))
+            {
                 if out.len() == msg.page {
-                    next = out.last().map(|(l, _): &(ResourceRecord, u64)| l.path.clone());
+                    next = out
+                        .last()
+                        .map(|(l, _): &(ResourceRecord, u64)| l.path.clone());
                     break;
                 }
                 if let Some(res) = r.resources.get(id) {

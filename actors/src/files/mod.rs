@@ -7,7 +7,9 @@ mod events;
 pub mod messages;
 pub mod store;
 
-pub use entity::{PutBounds, Resource, ResourceRecord, ResourceVersion, ResourcesCommand, ResourcesEntity};
+pub use entity::{
+    PutBounds, Resource, ResourceRecord, ResourceVersion, ResourcesCommand, ResourcesEntity,
+};
 pub use events::{ResourcesEvent, VersionFacts};
 
 use crate::error::ActorError;

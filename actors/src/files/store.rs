@@ -62,20 +62,27 @@ pub fn sha256(bytes: &[u8]) -> String {
 /// Copies `bytes` (whose digest is `digest`) into the store, durably; answers the stored file.
 pub fn store(project: &Path, bytes: &[u8], digest: &str) -> Result<PathBuf, ActorError> {
     let dir = store_dir(project);
-    let fail = |e: io::Error| ActorError::internal(format!("captured store {}: {e}", dir.display()));
+    let fail =
+        |e: io::Error| ActorError::internal(format!("captured store {}: {e}", dir.display()));
     let target = dir.join(digest);
     if target.exists() {
         return Ok(target);
     }
     if !dir.exists() {
         fs::create_dir_all(&dir).map_err(fail)?;
-        for d in [dir.as_path(), dir.parent().unwrap_or(&dir), project.join(".rho").as_path()] {
+        for d in [
+            dir.as_path(),
+            dir.parent().unwrap_or(&dir),
+            project.join(".rho").as_path(),
+        ] {
             File::open(d).and_then(|f| f.sync_all()).map_err(fail)?;
         }
     }
     let temp = dir.join(format!(".tmp-{}", uuid::Uuid::new_v4()));
     let mut f = File::create(&temp).map_err(fail)?;
-    f.write_all(bytes).and_then(|()| f.sync_all()).map_err(fail)?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(fail)?;
     drop(f);
     fs::rename(&temp, &target).map_err(fail)?;
     File::open(&dir).and_then(|d| d.sync_all()).map_err(fail)?;
@@ -155,10 +162,9 @@ pub fn load_unless_cached(
     if cached {
         if let (Some(p), Some((len, mtime))) = (&path, now) {
             let verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
-            if verified
-                .iter()
-                .any(|(vp, vl, vm, vs)| vp == p && *vl == len && *vm == mtime && *vs == facts.sha256)
-            {
+            if verified.iter().any(|(vp, vl, vm, vs)| {
+                vp == p && *vl == len && *vm == mtime && *vs == facts.sha256
+            }) {
                 return Ok(None);
             }
         }
@@ -198,7 +204,10 @@ mod tests {
             table: None,
             media: None,
         };
-        assert_eq!(load_version(dir.path(), "a.txt", &facts, 100).unwrap(), b"one");
+        assert_eq!(
+            load_version(dir.path(), "a.txt", &facts, 100).unwrap(),
+            b"one"
+        );
         store(dir.path(), b"one", &digest).unwrap();
         fs::write(dir.path().join("a.txt"), b"two").unwrap();
         match load_version(dir.path(), "a.txt", &facts, 100) {
@@ -209,6 +218,9 @@ mod tests {
             other => panic!("{other:?}"),
         }
         facts.captured = true;
-        assert_eq!(load_version(dir.path(), "a.txt", &facts, 100).unwrap(), b"one");
+        assert_eq!(
+            load_version(dir.path(), "a.txt", &facts, 100).unwrap(),
+            b"one"
+        );
     }
 }

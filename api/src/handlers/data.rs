@@ -23,7 +23,11 @@ pub(super) fn need(s: &Services, owner: Owner) -> Result<(), ApiError> {
     let names: Vec<&str> = missing.iter().map(|m| m.name()).collect();
     Err(ApiError::unavailable(
         &names,
-        format!("owner {} is not available (missing: {})", owner.name(), names.join(", ")),
+        format!(
+            "owner {} is not available (missing: {})",
+            owner.name(),
+            names.join(", ")
+        ),
     ))
 }
 
@@ -36,7 +40,10 @@ pub(super) async fn project(
     let id = project_id("projectId", text)?;
     if let Scope::Folder(folder) = &ctx.scope {
         let listing = s.service.send(ListProjects).await.map_err(mailbox)?;
-        if !listing.iter().any(|p| p.id == id && p.dir.starts_with(folder)) {
+        if !listing
+            .iter()
+            .any(|p| p.id == id && p.dir.starts_with(folder))
+        {
             return Err(ApiError::not_found("project"));
         }
     }

@@ -6,8 +6,8 @@ use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use base64::Engine;
 use rho_actors::files::contract::{
-    CaptureRequest, ListReply, ListRequest, ListedResource, ReadReply, ReadRequest, RegisterRequest,
-    ResourceView,
+    CaptureRequest, ListReply, ListRequest, ListedResource, ReadReply, ReadRequest,
+    RegisterRequest, ResourceView,
 };
 use rho_actors::files::messages::{Declared, ListResources, LoadResource, PutResource};
 use rho_actors::files::PutBounds;
