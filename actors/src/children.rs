@@ -34,6 +34,7 @@ impl Children {
         c.insert(journal.project_id(), state.project);
         // Owners' entity kinds: one line each (their maps in `ProjectState`).
         c.insert(journal.project_id(), state.resources);
+        c.insert(journal.project_id(), state.selections);
         c
     }
 

@@ -27,6 +27,7 @@ pub mod registry;
 pub mod replay;
 pub mod service;
 pub mod state;
+pub mod tables;
 
 pub use error::ActorError;
 pub use principal::Principal;

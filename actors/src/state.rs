@@ -24,6 +24,7 @@ pub struct ProjectState {
     pub last_seq: u64,
     pub project: ProjectEntity,
     pub resources: crate::files::ResourcesEntity,
+    pub selections: crate::tables::selection::SelectionsEntity,
 }
 
 /// A snapshot file's payload.
@@ -40,6 +41,9 @@ impl ProjectState {
             JOURNAL_ENTITY => {}
             ProjectEntity::KIND => fold_record(&mut self.project, rec)?,
             crate::files::ResourcesEntity::KIND => fold_record(&mut self.resources, rec)?,
+            crate::tables::selection::SelectionsEntity::KIND => {
+                fold_record(&mut self.selections, rec)?
+            }
             _ => return Err(unknown(rec)),
         }
         self.last_seq = rec.seq;

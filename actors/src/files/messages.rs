@@ -224,34 +224,47 @@ impl Handler<ListResources> for ProjectActor {
 }
 
 /// The record and exact bytes of one version (`stale` when an uncaptured file changed).
-/// With `cached`, bytes known unchanged are not read again (`None`).
+/// `cached` says whether the caller already holds content for a record: bytes known unchanged
+/// are then not read again (`None`).
+pub(crate) fn load(
+    act: &mut ProjectActor,
+    id: Uuid,
+    version: u64,
+    max_file_bytes: u64,
+    cached: impl FnOnce(&ResourceRecord) -> bool + Send + 'static,
+) -> impl Future<Output = Result<(ResourceRecord, Option<Vec<u8>>), FilesError>> {
+    let read = read_resources(act, move |r| r.record(id, version));
+    let dir = act.dir().to_path_buf();
+    async move {
+        let rec = read.await??;
+        let cached = cached(&rec);
+        let facts = rec.facts.clone();
+        let path = rec.path.clone();
+        let bytes = blocking(move || {
+            store::load_unless_cached(&dir, &path, &facts, max_file_bytes, cached)
+        })
+        .await?;
+        Ok((rec, bytes))
+    }
+}
+
+/// The record and exact bytes of one version (`stale` when an uncaptured file changed).
 #[derive(Debug, Clone, Message)]
-#[rtype(result = "Result<(ResourceRecord, Option<Vec<u8>>), FilesError>")]
+#[rtype(result = "Result<(ResourceRecord, Vec<u8>), FilesError>")]
 pub struct LoadResource {
     pub id: Uuid,
     pub version: u64,
     pub max_file_bytes: u64,
-    /// Whether the caller holds parsed content for a digest: asked after the record is known.
-    pub cached: Option<fn(&str) -> bool>,
 }
 
 impl Handler<LoadResource> for ProjectActor {
-    type Result = ResponseFuture<Result<(ResourceRecord, Option<Vec<u8>>), FilesError>>;
+    type Result = ResponseFuture<Result<(ResourceRecord, Vec<u8>), FilesError>>;
 
     fn handle(&mut self, msg: LoadResource, _: &mut Context<Self>) -> Self::Result {
-        let (id, version) = (msg.id, msg.version);
-        let read = read_resources(self, move |r| r.record(id, version));
-        let dir = self.dir().to_path_buf();
+        let work = load(self, msg.id, msg.version, msg.max_file_bytes, |_| false);
         Box::pin(async move {
-            let rec = read.await??;
-            let cached = msg.cached.is_some_and(|f| f(&rec.facts.sha256));
-            let facts = rec.facts.clone();
-            let path = rec.path.clone();
-            let bytes = blocking(move || {
-                store::load_unless_cached(&dir, &path, &facts, msg.max_file_bytes, cached)
-            })
-            .await?;
-            Ok((rec, bytes))
+            let (rec, bytes) = work.await?;
+            Ok((rec, bytes.unwrap_or_default()))
         })
     }
 }

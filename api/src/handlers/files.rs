@@ -136,12 +136,10 @@ pub(super) fn register(
                     id,
                     version: req.resource.version,
                     max_file_bytes: s.limits.resources.max_file_bytes,
-                    cached: None,
                 })
                 .await
                 .map_err(mailbox)?
                 .map_err(files_error)?;
-            let bytes = bytes.unwrap_or_default();
             let total = bytes.len() as u64;
             let offset = req.offset.unwrap_or(0);
             if offset > total {

@@ -7,6 +7,7 @@ mod observation;
 mod pairing;
 mod projects;
 mod protocol;
+mod tables;
 
 use crate::envelope::ApiError;
 use crate::ops::{DuplicateOperation, OpTable};
@@ -95,6 +96,7 @@ pub fn register_service_operations(
     observation::register(table, &services)?;
     pairing::register(table, &services)?;
     files::register(table, &services)?;
+    tables::register(table, &services)?;
     Ok(())
 }
 
