@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// A change to the project's resources. Variants are only ever appended (their index is the wire tag).
+// Events are built one at a time and journaled at once; boxing buys nothing here.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ResourcesEvent {
     /// A new version of a resource (a new resource when `id` is new).

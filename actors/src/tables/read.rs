@@ -76,12 +76,9 @@ impl Builder<'_> {
             for row in 0..self.rows {
                 let reason = match &self.columns[*k][row] {
                     Cell::Text(t) if t.is_empty() => Some("the key is empty".to_string()),
-                    Cell::Text(t) => match keys.insert(t.clone(), row) {
-                        Some(first) => {
-                            Some(format!("duplicate key {t:?} (first at row {})", first + 1))
-                        }
-                        None => None,
-                    },
+                    Cell::Text(t) => keys
+                        .insert(t.clone(), row)
+                        .map(|first| format!("duplicate key {t:?} (first at row {})", first + 1)),
                     _ => Some("the key is missing".to_string()),
                 };
                 if let Some(r) = reason {
