@@ -40,6 +40,8 @@ impl Children {
             .documents
             .into_iter()
             .for_each(|(id, d)| drop(c.insert(id, d)));
+        c.insert(journal.project_id(), state.resources);
+        c.insert(journal.project_id(), state.selections);
         c.starting = false;
         c
     }

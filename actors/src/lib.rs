@@ -14,6 +14,7 @@ pub mod entity;
 pub mod entries;
 pub mod error;
 pub mod events;
+pub mod files;
 pub mod fsutil;
 pub mod identity;
 pub mod limits;
@@ -27,6 +28,7 @@ pub mod registry;
 pub mod replay;
 pub mod service;
 pub mod state;
+pub mod tables;
 
 pub use error::ActorError;
 pub use principal::Principal;

@@ -18,7 +18,7 @@ use uuid::Uuid;
 pub const JOURNAL_ENTITY: &str = "journal";
 
 /// Bumped whenever [`ProjectState`]'s encoding changes; older snapshots are then ignored.
-pub const STATE_FORMAT: u32 = 1;
+pub const STATE_FORMAT: u32 = 2;
 
 /// Every entity of one project, as folded from its journal.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +28,8 @@ pub struct ProjectState {
     pub project: ProjectEntity,
     /// Document buffers by id (documents owner).
     pub documents: BTreeMap<Uuid, DocumentEntity>,
+    pub resources: crate::files::ResourcesEntity,
+    pub selections: crate::tables::selection::SelectionsEntity,
 }
 
 /// A snapshot file's payload.
@@ -45,6 +47,10 @@ impl ProjectState {
             ProjectEntity::KIND => fold_record(&mut self.project, rec)?,
             DocumentEntity::KIND => {
                 fold_record(self.documents.entry(rec.entity.id).or_default(), rec)?
+            }
+            crate::files::ResourcesEntity::KIND => fold_record(&mut self.resources, rec)?,
+            crate::tables::selection::SelectionsEntity::KIND => {
+                fold_record(&mut self.selections, rec)?
             }
             _ => return Err(unknown(rec)),
         }
@@ -83,9 +89,10 @@ impl ProjectState {
         if self.project.exists() && &self.project.id == id {
             return serde_json::to_value(&self.project).ok();
         }
-        self.documents
-            .get(id)
-            .and_then(|d| serde_json::to_value(d).ok())
+        if let Some(d) = self.documents.get(id) {
+            return serde_json::to_value(d).ok();
+        }
+        None
     }
 }
 
@@ -95,6 +102,16 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
         JOURNAL_ENTITY => Ok(String::new()),
         ProjectEntity::KIND => Ok(decode_event::<ProjectEntity>(rec)?.event.summary()),
         DocumentEntity::KIND => Ok(decode_event::<DocumentEntity>(rec)?.event.summary()),
+        crate::files::ResourcesEntity::KIND => {
+            Ok(decode_event::<crate::files::ResourcesEntity>(rec)?
+                .event
+                .summary())
+        }
+        crate::tables::selection::SelectionsEntity::KIND => Ok(decode_event::<
+            crate::tables::selection::SelectionsEntity,
+        >(rec)?
+        .event
+        .summary()),
         _ => Err(unknown(rec)),
     }
 }

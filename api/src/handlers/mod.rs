@@ -1,11 +1,14 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
 mod capability;
+mod data;
 mod documents;
+mod files;
 mod observation;
 mod pairing;
 mod projects;
 mod protocol;
+mod tables;
 
 use crate::envelope::ApiError;
 use crate::ops::{DuplicateOperation, OpTable};
@@ -94,6 +97,8 @@ pub fn register_service_operations(
     observation::register(table, &services)?;
     pairing::register(table, &services)?;
     documents::register(table, &services)?;
+    files::register(table, &services)?;
+    tables::register(table, &services)?;
     Ok(())
 }
 

@@ -88,6 +88,29 @@ async fn snapshot(
                 }),
             };
             doc["project"] = project;
+            if let Ok(addr) = s
+                .service
+                .send(rho_actors::service::GetProject { id })
+                .await
+                .map_err(mailbox)?
+            {
+                if let Ok(Ok(sel)) = addr
+                    .send(rho_actors::tables::selection::ListSelections)
+                    .await
+                {
+                    doc["project"]["selections"] = sel
+                        .iter()
+                        .map(|x| {
+                            let (scope, holder) = match &x.scope {
+                                rho_actors::tables::selection::SelectionScope::Caller(c) => ("caller", Some(c)),
+                                rho_actors::tables::selection::SelectionScope::View(v) => ("view", Some(v)),
+                                rho_actors::tables::selection::SelectionScope::Shared => ("shared", None),
+                            };
+                            json!({"scope": scope, "holder": holder, "namespace": x.namespace, "keys": x.keys, "version": x.version, "principal": x.principal})
+                        })
+                        .collect();
+                }
+            }
         }
         None => {
             doc["projects"] = listing

@@ -1,0 +1,226 @@
+//! Bytes of resources: digests of project files and the captured, content-addressed store under `.rho/store/`.
+//!
+//! A capture writes a temp file, fsyncs it, renames it to its digest and fsyncs the folder
+//! before the metadata is journaled, so a journaled capture always has its bytes.
+
+use super::events::VersionFacts;
+use super::FilesError;
+use crate::error::ActorError;
+use crate::state::hex;
+use sha2::{Digest, Sha256};
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The captured store of a project.
+pub fn store_dir(project: &Path) -> PathBuf {
+    project.join(".rho").join("store").join("sha256")
+}
+
+fn io_error(what: &Path, e: io::Error) -> ActorError {
+    if e.kind() == io::ErrorKind::NotFound {
+        ActorError::NotFound {
+            what: "file".into(),
+        }
+    } else {
+        ActorError::internal(format!("{}: {e}", what.display()))
+    }
+}
+
+fn too_large(max: u64) -> ActorError {
+    ActorError::Limit {
+        limit: "resources.maxFileBytes".into(),
+        value: max,
+    }
+}
+
+/// Reads a whole regular file of at most `max` bytes.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ActorError> {
+    let file = File::open(path).map_err(|e| io_error(path, e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    if !meta.is_file() {
+        return Err(ActorError::invalid("path", "not a regular file"));
+    }
+    if meta.len() > max {
+        return Err(too_large(max));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, e))?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(max));
+    }
+    Ok(bytes)
+}
+
+/// Lowercase hex SHA-256 of bytes.
+pub fn sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Copies `bytes` (whose digest is `digest`) into the store, durably; answers the stored file.
+pub fn store(project: &Path, bytes: &[u8], digest: &str) -> Result<PathBuf, ActorError> {
+    let dir = store_dir(project);
+    let fail =
+        |e: io::Error| ActorError::internal(format!("captured store {}: {e}", dir.display()));
+    let target = dir.join(digest);
+    if target.exists() {
+        return Ok(target);
+    }
+    if !dir.exists() {
+        fs::create_dir_all(&dir).map_err(fail)?;
+        for d in [
+            dir.as_path(),
+            dir.parent().unwrap_or(&dir),
+            project.join(".rho").as_path(),
+        ] {
+            File::open(d).and_then(|f| f.sync_all()).map_err(fail)?;
+        }
+    }
+    let temp = dir.join(format!(".tmp-{}", uuid::Uuid::new_v4()));
+    let mut f = File::create(&temp).map_err(fail)?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(fail)?;
+    drop(f);
+    fs::rename(&temp, &target).map_err(fail)?;
+    File::open(&dir).and_then(|d| d.sync_all()).map_err(fail)?;
+    Ok(target)
+}
+
+/// The exact bytes of one version: from the store when captured, else from the file when its
+/// digest still matches (`stale` with both digests when it does not).
+pub fn load_version(
+    project: &Path,
+    rel_path: &str,
+    facts: &VersionFacts,
+    max: u64,
+) -> Result<Vec<u8>, FilesError> {
+    if facts.captured {
+        let path = store_dir(project).join(&facts.sha256);
+        let bytes = read_bounded(&path, max.max(facts.bytes))?;
+        if sha256(&bytes) != facts.sha256 {
+            return Err(ActorError::internal(format!(
+                "captured store file {} does not match its digest",
+                path.display()
+            ))
+            .into());
+        }
+        return Ok(bytes);
+    }
+    let path = match crate::paths::resolve_existing(project, "path", rel_path) {
+        Ok(p) => p,
+        Err(ActorError::NotFound { .. }) => {
+            return Err(FilesError::Stale {
+                recorded: facts.sha256.clone(),
+                current: None,
+            })
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let bytes = read_bounded(&path, max)?;
+    let current = sha256(&bytes);
+    if current != facts.sha256 {
+        return Err(FilesError::Stale {
+            recorded: facts.sha256.clone(),
+            current: Some(current),
+        });
+    }
+    Ok(bytes)
+}
+
+/// Files whose digest was verified, by path, with the size and mtime they had then.
+static VERIFIED: std::sync::Mutex<Vec<(PathBuf, u64, std::time::SystemTime, String)>> =
+    std::sync::Mutex::new(Vec::new());
+const VERIFIED_KEEP: usize = 64;
+
+fn stat(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let m = fs::metadata(path).ok()?;
+    Some((m.len(), m.modified().ok()?))
+}
+
+/// Like [`load_version`], but answers `None` without reading when the caller already holds the
+/// bytes of this digest (`cached`) and they are known unchanged: a captured version, or a file
+/// whose size and modification time are those it had when its digest was last verified.
+pub fn load_unless_cached(
+    project: &Path,
+    rel_path: &str,
+    facts: &VersionFacts,
+    max: u64,
+    cached: bool,
+) -> Result<Option<Vec<u8>>, FilesError> {
+    if facts.captured {
+        return if cached {
+            Ok(None)
+        } else {
+            load_version(project, rel_path, facts, max).map(Some)
+        };
+    }
+    let path = crate::paths::resolve_existing(project, "path", rel_path).ok();
+    let now = path.as_deref().and_then(stat);
+    if cached {
+        if let (Some(p), Some((len, mtime))) = (&path, now) {
+            let verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+            if verified.iter().any(|(vp, vl, vm, vs)| {
+                vp == p && *vl == len && *vm == mtime && *vs == facts.sha256
+            }) {
+                return Ok(None);
+            }
+        }
+    }
+    let bytes = load_version(project, rel_path, facts, max)?;
+    if let (Some(p), Some((len, mtime))) = (path, now) {
+        if len == bytes.len() as u64 {
+            let mut verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+            verified.retain(|(vp, ..)| vp != &p);
+            if verified.len() >= VERIFIED_KEEP {
+                verified.remove(0);
+            }
+            verified.push((p, len, mtime, facts.sha256.clone()));
+        }
+    }
+    Ok(Some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_bytes_are_found_by_digest_and_stale_files_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join(".rho")).unwrap();
+        fs::write(dir.path().join("a.txt"), b"one").unwrap();
+        let digest = sha256(b"one");
+        let mut facts = VersionFacts {
+            kind: "file".into(),
+            format: "text".into(),
+            bytes: 3,
+            sha256: digest.clone(),
+            captured: false,
+            partial: false,
+            operation_id: None,
+            table: None,
+            media: None,
+        };
+        assert_eq!(
+            load_version(dir.path(), "a.txt", &facts, 100).unwrap(),
+            b"one"
+        );
+        store(dir.path(), b"one", &digest).unwrap();
+        fs::write(dir.path().join("a.txt"), b"two").unwrap();
+        match load_version(dir.path(), "a.txt", &facts, 100) {
+            Err(FilesError::Stale { recorded, current }) => {
+                assert_eq!(recorded, digest);
+                assert_eq!(current, Some(sha256(b"two")));
+            }
+            other => panic!("{other:?}"),
+        }
+        facts.captured = true;
+        assert_eq!(
+            load_version(dir.path(), "a.txt", &facts, 100).unwrap(),
+            b"one"
+        );
+    }
+}

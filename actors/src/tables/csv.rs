@@ -1,0 +1,154 @@
+//! An RFC 4180 CSV reader: comma separator, quoted fields with doubled quotes and embedded newlines, CRLF or LF, optional UTF-8 BOM.
+
+/// A CSV text that does not follow RFC 4180.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CsvError {
+    #[error("line {line}: a quoted field is never closed")]
+    Unterminated { line: u64 },
+    #[error("line {line}: a quote inside an unquoted field, or text after a closing quote")]
+    StrayQuote { line: u64 },
+    #[error("the file is not UTF-8 (byte {offset})")]
+    NotUtf8 { offset: usize },
+}
+
+/// Decodes bytes as UTF-8, dropping one leading BOM.
+pub fn text(bytes: &[u8]) -> Result<&str, CsvError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    std::str::from_utf8(bytes).map_err(|e| CsvError::NotUtf8 {
+        offset: e.valid_up_to(),
+    })
+}
+
+/// Calls `record` with each record's fields (borrowed where no unquoting was needed).
+/// A final line break does not start an empty record; a blank line is a record of one empty field.
+pub fn for_each_record(
+    text: &str,
+    mut record: impl FnMut(&[std::borrow::Cow<'_, str>]) -> bool,
+) -> Result<(), CsvError> {
+    use std::borrow::Cow;
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut line = 1u64;
+    let mut fields: Vec<Cow<'_, str>> = Vec::with_capacity(32);
+    while i < b.len() {
+        fields.clear();
+        loop {
+            // One field starting at i.
+            if i < b.len() && b[i] == b'"' {
+                let start_line = line;
+                i += 1;
+                let mut owned = String::new();
+                let mut seg = i;
+                loop {
+                    match memchr_quote(b, i) {
+                        None => return Err(CsvError::Unterminated { line: start_line }),
+                        Some(q) => {
+                            line += b[i..q].iter().filter(|&&c| c == b'\n').count() as u64;
+                            if q + 1 < b.len() && b[q + 1] == b'"' {
+                                owned.push_str(&text[seg..=q]);
+                                i = q + 2;
+                                seg = i;
+                            } else {
+                                owned.push_str(&text[seg..q]);
+                                i = q + 1;
+                                break;
+                            }
+                        }
+                    }
+                }
+                fields.push(Cow::Owned(owned));
+                if i < b.len() && !matches!(b[i], b',' | b'\n' | b'\r') {
+                    return Err(CsvError::StrayQuote { line });
+                }
+            } else {
+                let start = i;
+                while i < b.len() && !matches!(b[i], b',' | b'\n' | b'\r') {
+                    if b[i] == b'"' {
+                        return Err(CsvError::StrayQuote { line });
+                    }
+                    i += 1;
+                }
+                fields.push(Cow::Borrowed(&text[start..i]));
+            }
+            if i < b.len() && b[i] == b',' {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        // End of record: CRLF, LF, lone CR, or end of text.
+        if i < b.len() && b[i] == b'\r' {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'\n' {
+            i += 1;
+        }
+        line += 1;
+        if !record(&fields) {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+fn memchr_quote(b: &[u8], from: usize) -> Option<usize> {
+    b[from..].iter().position(|&c| c == b'"').map(|p| p + from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Vec<Vec<String>>, CsvError> {
+        let mut out = Vec::new();
+        for_each_record(text(s.as_bytes())?, |f| {
+            out.push(f.iter().map(|c| c.to_string()).collect());
+            true
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn rfc4180_quoting_newlines_bom_and_crlf() {
+        assert_eq!(
+            parse("\u{feff}a,b\r\n\"x,1\",\"say \"\"hi\"\"\"\r\n\"multi\nline\",\r\n").unwrap(),
+            vec![
+                vec!["a", "b"],
+                vec!["x,1", "say \"hi\""],
+                vec!["multi\nline", ""]
+            ]
+        );
+        assert_eq!(parse("a\nb").unwrap(), vec![vec!["a"], vec!["b"]]);
+        assert_eq!(parse("").unwrap(), Vec::<Vec<String>>::new());
+        assert_eq!(
+            parse("a,\"b").unwrap_err(),
+            CsvError::Unterminated { line: 1 }
+        );
+        assert_eq!(
+            parse("a\nb\"c").unwrap_err(),
+            CsvError::StrayQuote { line: 2 }
+        );
+        assert_eq!(
+            parse("\"a\"b").unwrap_err(),
+            CsvError::StrayQuote { line: 1 }
+        );
+        assert!(matches!(
+            text(b"\xff"),
+            Err(CsvError::NotUtf8 { offset: 0 })
+        ));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn written_records_read_back(rows in proptest::collection::vec(
+            proptest::collection::vec("[a-z,\"\n\r ]{0,6}", 1..5), 1..6)) {
+            let mut s = String::new();
+            for r in &rows {
+                let fields: Vec<String> = r.iter().map(|f| format!("\"{}\"", f.replace('"', "\"\""))).collect();
+                s.push_str(&fields.join(","));
+                s.push_str("\r\n");
+            }
+            proptest::prop_assert_eq!(parse(&s).unwrap(), rows);
+        }
+    }
+}

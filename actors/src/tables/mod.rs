@@ -1,0 +1,29 @@
+//! Owner Tables: typed reading of declared CSV and JSON-rows tables, `data.page`, `data.compare` and selections.
+
+pub mod cache;
+pub mod contract;
+pub mod csv;
+pub mod load;
+pub mod page;
+pub mod query;
+pub mod read;
+pub mod schema;
+pub mod selection;
+
+use crate::error::ActorError;
+use crate::files::FilesError;
+
+/// A refusal of a table read: from Files (including `stale`), or cells that do not fit the declaration.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TablesError {
+    #[error(transparent)]
+    Files(#[from] FilesError),
+    #[error("the table does not fit its declaration ({} problems listed)", .0.len())]
+    Problems(Vec<read::Problem>),
+}
+
+impl From<ActorError> for TablesError {
+    fn from(e: ActorError) -> Self {
+        TablesError::Files(FilesError::Actor(e))
+    }
+}

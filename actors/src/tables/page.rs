@@ -1,0 +1,246 @@
+//! `data.page` and `data.compare` as project-actor messages: a validated table, then a filtered, sorted page or a keyed join.
+
+use super::contract::{
+    CompareCounts, CompareReply, FieldValue, FilterSpec, Matched, PageQuery, PageReply, Row,
+    SortSpec,
+};
+use super::load::{compute, read_table, TableBounds};
+use super::query::{cell_json, filter_value, select, Filter, Op, Sort};
+use super::schema::Cell;
+use super::TablesError;
+use crate::error::ActorError;
+use crate::files::contract::ResourceRef;
+use crate::project_actor::ProjectActor;
+use actix::prelude::*;
+use uuid::Uuid;
+
+/// `data.page` for the actor (the request without `projectId`).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<PageReply, TablesError>")]
+pub struct DataPage {
+    pub id: Uuid,
+    pub resource: ResourceRef,
+    pub offset: u64,
+    pub limit: u64,
+    pub sort: Vec<SortSpec>,
+    pub filter: Vec<FilterSpec>,
+    pub bounds: TableBounds,
+}
+
+impl Handler<DataPage> for ProjectActor {
+    type Result = ResponseFuture<Result<PageReply, TablesError>>;
+
+    fn handle(&mut self, msg: DataPage, _: &mut Context<Self>) -> Self::Result {
+        let reading = read_table(self, msg.id, msg.resource.version, msg.bounds);
+        Box::pin(async move {
+            let (_, entry) = reading.await?;
+            compute(move || {
+                let t = &entry.table;
+                let col = |name: &str, field: &str, i: usize| {
+                    t.schema.column(name).ok_or_else(|| ActorError::Invalid {
+                        field: Some(field.into()),
+                        index: Some(i as u64),
+                        reason: format!("no column {name:?}"),
+                    })
+                };
+                let mut sort = Vec::new();
+                for (i, s) in msg.sort.iter().enumerate() {
+                    sort.push(Sort {
+                        column: col(&s.column, "sort", i)?,
+                        descending: s.descending,
+                    });
+                }
+                let mut filters = Vec::new();
+                for (i, f) in msg.filter.iter().enumerate() {
+                    let column = col(&f.column, "filter", i)?;
+                    let op = Op::parse(&f.op).ok_or_else(|| ActorError::Invalid {
+                        field: Some("filter".into()),
+                        index: Some(i as u64),
+                        reason: format!("unknown op {:?}", f.op),
+                    })?;
+                    let value = filter_value(t.schema.columns[column].ty, op, f.value.as_ref(), i)?;
+                    filters.push(Filter { column, op, value });
+                }
+                let query_key =
+                    serde_json::to_string(&(&msg.sort, &msg.filter)).unwrap_or_default();
+                let order = entry.order(&query_key, || select(t, &filters, &sort));
+                let start = (msg.offset as usize).min(order.len());
+                let end = start.saturating_add(msg.limit as usize).min(order.len());
+                let rows = order[start..end]
+                    .iter()
+                    .map(|&r| Row {
+                        key: t.key(r as usize).map(str::to_string),
+                        cells: t
+                            .schema
+                            .columns
+                            .iter()
+                            .enumerate()
+                            .map(|(c, column)| {
+                                (column.name.clone(), cell_json(&t.columns[c][r as usize]))
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                Ok(PageReply {
+                    query: PageQuery {
+                        resource: msg.resource,
+                        offset: msg.offset,
+                        limit: msg.limit,
+                        sort: msg.sort,
+                        filter: msg.filter,
+                    },
+                    total: order.len() as u64,
+                    namespace: t.schema.key.as_ref().map(|(_, ns)| ns.clone()),
+                    rows,
+                })
+            })
+            .await
+        })
+    }
+}
+
+/// How a comparison joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Join {
+    Left,
+    Inner,
+    Full,
+}
+
+/// `data.compare` for the actor: fields already in the multi-field form.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<CompareReply, TablesError>")]
+pub struct DataCompare {
+    pub left: (Uuid, u64),
+    pub right: (Uuid, u64),
+    pub fields: Vec<(String, String)>,
+    pub join: Join,
+    pub offset: u64,
+    pub page: u64,
+    pub bounds: TableBounds,
+}
+
+fn number(c: &Cell) -> Option<f64> {
+    match c {
+        Cell::Int(i) => Some(*i as f64),
+        Cell::Num(n) => Some(*n),
+        _ => None,
+    }
+}
+
+impl Handler<DataCompare> for ProjectActor {
+    type Result = ResponseFuture<Result<CompareReply, TablesError>>;
+
+    fn handle(&mut self, msg: DataCompare, _: &mut Context<Self>) -> Self::Result {
+        let left = read_table(self, msg.left.0, msg.left.1, msg.bounds);
+        let right = read_table(self, msg.right.0, msg.right.1, msg.bounds);
+        Box::pin(async move {
+            let (_, l) = left.await?;
+            let (_, r) = right.await?;
+            compute(move || {
+                let (lt, rt) = (&l.table, &r.table);
+                let (Some((_, lns)), Some((_, rns))) = (&lt.schema.key, &rt.schema.key) else {
+                    return Err(ActorError::invalid(
+                        "left",
+                        "both tables must be keyed (table.key)",
+                    )
+                    .into());
+                };
+                if lns != rns {
+                    return Err(ActorError::invalid(
+                        "right",
+                        format!("key namespaces differ ({lns:?} and {rns:?})"),
+                    )
+                    .into());
+                }
+                let mut cols = Vec::new();
+                for (i, (lf, rf)) in msg.fields.iter().enumerate() {
+                    let find = |t: &super::read::Table, name: &str, side: &str| {
+                        t.schema
+                            .column(name)
+                            .filter(|&c| t.schema.columns[c].ty.numeric())
+                            .ok_or_else(|| ActorError::Invalid {
+                                field: Some(format!("fields.{side}")),
+                                index: Some(i as u64),
+                                reason: format!(
+                                    "{name:?} is not a numeric column of the {side} table"
+                                ),
+                            })
+                    };
+                    cols.push((lf.clone(), find(lt, lf, "left")?, find(rt, rf, "right")?));
+                }
+                let mut counts = CompareCounts::default();
+                let mut matched = Vec::new();
+                let mut left_only = Vec::new();
+                for row in 0..lt.rows {
+                    let key = lt.key(row).unwrap_or_default();
+                    match rt.keys.get(key) {
+                        Some(&rrow) => {
+                            counts.matched += 1;
+                            matched.push((key.to_string(), row, rrow));
+                        }
+                        None => {
+                            counts.left_only += 1;
+                            left_only.push(key.to_string());
+                        }
+                    }
+                }
+                let mut right_only = Vec::new();
+                for row in 0..rt.rows {
+                    let key = rt.key(row).unwrap_or_default();
+                    if !lt.keys.contains_key(key) {
+                        counts.right_only += 1;
+                        right_only.push(key.to_string());
+                    }
+                }
+                if msg.join == Join::Inner {
+                    left_only.clear();
+                }
+                if msg.join != Join::Full {
+                    right_only.clear();
+                }
+                // One page over matched, then leftOnly, then rightOnly.
+                let (mut skip, mut room) = (msg.offset as usize, msg.page as usize);
+                let total = matched.len() + left_only.len() + right_only.len();
+                let mut take = |n: usize| {
+                    let s = skip.min(n);
+                    skip -= s;
+                    let t = room.min(n - s);
+                    room -= t;
+                    s..s + t
+                };
+                let mr = take(matched.len());
+                let lr = take(left_only.len());
+                let rr = take(right_only.len());
+                let end = msg.offset as usize + msg.page as usize;
+                Ok(CompareReply {
+                    namespace: lns.clone(),
+                    counts,
+                    matched: matched[mr]
+                        .iter()
+                        .map(|(key, lrow, rrow)| Matched {
+                            key: key.clone(),
+                            values: cols
+                                .iter()
+                                .map(|(name, lc, rc)| {
+                                    let a = number(&lt.columns[*lc][*lrow]);
+                                    let b = number(&rt.columns[*rc][*rrow]);
+                                    FieldValue {
+                                        field: name.clone(),
+                                        left: a,
+                                        right: b,
+                                        diff: a.zip(b).map(|(a, b)| b - a),
+                                    }
+                                })
+                                .collect(),
+                        })
+                        .collect(),
+                    left_only: left_only[lr].to_vec(),
+                    right_only: right_only[rr].to_vec(),
+                    next: (end < total).then(|| end.to_string()),
+                })
+            })
+            .await
+        })
+    }
+}

@@ -1,0 +1,197 @@
+//! The selections entity (owner Tables): selected entity keys per scope and namespace, journaled; plus its actor message.
+
+use super::contract::SelectionReply;
+use crate::child::Execute;
+use crate::entity::{CommandContext, Decision, Entity, EntityEvent, EventMeta};
+use crate::error::ActorError;
+use crate::identity::IdentityTable;
+use crate::project_actor::ProjectActor;
+use actix::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Most keys one selection holds.
+pub const MAX_KEYS: usize = 10_000;
+
+/// Where a selection lives: the caller's own, one view's, or everyone's.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum SelectionScope {
+    Caller(String),
+    View(String),
+    Shared,
+}
+
+/// One selection's current keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Selection {
+    pub scope: SelectionScope,
+    pub namespace: String,
+    pub keys: Vec<String>,
+    pub version: u64,
+    pub principal: String,
+    pub time_ms: i64,
+}
+
+/// A change to the selections. Variants are only ever appended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SelectionEvent {
+    Set {
+        scope: SelectionScope,
+        namespace: String,
+        keys: Vec<String>,
+    },
+}
+
+impl EntityEvent for SelectionEvent {
+    fn kind(&self) -> &'static str {
+        "selection.set"
+    }
+    fn summary(&self) -> String {
+        let SelectionEvent::Set {
+            scope,
+            namespace,
+            keys,
+        } = self;
+        format!("{scope:?} {namespace:?}: {} keys", keys.len())
+    }
+}
+
+/// Every selection of one project (one entity per project).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelectionsEntity {
+    pub selections: BTreeMap<(SelectionScope, String), Selection>,
+    identities: IdentityTable<SelectionReply>,
+}
+
+impl Entity for SelectionsEntity {
+    const KIND: &'static str = "selections";
+    type Event = SelectionEvent;
+    type Command = SelectionEvent;
+    type Reply = SelectionReply;
+
+    fn apply(&mut self, event: &SelectionEvent, meta: &EventMeta) {
+        let SelectionEvent::Set {
+            scope,
+            namespace,
+            keys,
+        } = event;
+        let s = self
+            .selections
+            .entry((scope.clone(), namespace.clone()))
+            .or_insert_with(|| Selection {
+                scope: scope.clone(),
+                namespace: namespace.clone(),
+                keys: Vec::new(),
+                version: 0,
+                principal: String::new(),
+                time_ms: 0,
+            });
+        s.keys = keys.clone();
+        s.version += 1;
+        s.principal = meta.principal.clone();
+        s.time_ms = meta.time_ms;
+    }
+
+    fn decide(
+        &self,
+        command: &SelectionEvent,
+        _ctx: &CommandContext,
+    ) -> Result<Decision<SelectionEvent, SelectionReply>, ActorError> {
+        let SelectionEvent::Set {
+            scope,
+            namespace,
+            keys,
+        } = command;
+        if namespace.is_empty() {
+            return Err(ActorError::invalid("namespace", "a namespace is non-empty"));
+        }
+        if keys.len() > MAX_KEYS {
+            return Err(ActorError::Limit {
+                limit: "selection.maxKeys".into(),
+                value: MAX_KEYS as u64,
+            });
+        }
+        if let Some(i) = keys.iter().position(String::is_empty) {
+            return Err(ActorError::Invalid {
+                field: Some("keys".into()),
+                index: Some(i as u64),
+                reason: "keys are non-empty strings".into(),
+            });
+        }
+        let version = self
+            .selections
+            .get(&(scope.clone(), namespace.clone()))
+            .map_or(0, |s| s.version)
+            + 1;
+        Ok(Decision {
+            events: vec![command.clone()],
+            reply: SelectionReply { version },
+        })
+    }
+
+    fn identities(&self) -> &IdentityTable<SelectionReply> {
+        &self.identities
+    }
+    fn identities_mut(&mut self) -> &mut IdentityTable<SelectionReply> {
+        &mut self.identities
+    }
+}
+
+/// `selection.set` for the actor.
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<SelectionReply, ActorError>")]
+pub struct SetSelection {
+    pub set: SelectionEvent,
+    pub ctx: CommandContext,
+}
+
+impl Handler<SetSelection> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<SelectionReply, ActorError>>;
+
+    fn handle(&mut self, msg: SetSelection, _: &mut Context<Self>) -> Self::Result {
+        let id = self.journal().project_id();
+        let child = self.children().get_or_new::<SelectionsEntity>(id);
+        let SelectionEvent::Set {
+            scope, namespace, ..
+        } = msg.set.clone();
+        Box::pin(
+            self.dispatch(child, Execute::<SelectionsEntity> { command: msg.set, ctx: msg.ctx }, true)
+                .map(move |res, act, _| {
+                    if let (Ok(r), Some(bus)) = (&res, act.events()) {
+                        let (scope, holder) = match &scope {
+                            SelectionScope::Caller(c) => ("caller", Some(c.clone())),
+                            SelectionScope::View(v) => ("view", Some(v.clone())),
+                            SelectionScope::Shared => ("shared", None),
+                        };
+                        bus.publish(
+                            "selection.changed",
+                            Some(act.journal().project_id()),
+                            serde_json::json!({"scope": scope, "holder": holder, "namespace": namespace, "version": r.version}),
+                        );
+                    }
+                    res
+                }),
+        )
+    }
+}
+
+/// Every selection of the project (for `observation.snapshot`).
+#[derive(Debug, Clone, Message)]
+#[rtype(result = "Result<Vec<Selection>, ActorError>")]
+pub struct ListSelections;
+
+impl Handler<ListSelections> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<Vec<Selection>, ActorError>>;
+
+    fn handle(&mut self, _: ListSelections, _: &mut Context<Self>) -> Self::Result {
+        let id = self.journal().project_id();
+        let child = self.children().get_or_new::<SelectionsEntity>(id);
+        self.dispatch(
+            child,
+            crate::child::Query::<SelectionsEntity, Vec<Selection>> {
+                read: Box::new(|s| s.selections.values().cloned().collect()),
+            },
+            false,
+        )
+    }
+}

@@ -1,0 +1,86 @@
+//! What the data owners' handlers share: the project of a request, owner availability, write contexts, and mapping `FilesError`.
+
+use super::{mailbox, project_id, Services};
+use crate::access::Scope;
+use crate::envelope::ApiError;
+use crate::ops::Ctx;
+use actix::Addr;
+use rho_actors::entity::CommandContext;
+use rho_actors::files::FilesError;
+use rho_actors::identity::input_digest;
+use rho_actors::owners::Owner;
+use rho_actors::project_actor::ProjectActor;
+use rho_actors::service::{GetProject, ListProjects};
+use serde::Serialize;
+use serde_json::json;
+
+/// `unavailable` naming what is missing when `owner` (or a dependency) is not selected.
+pub(super) fn need(s: &Services, owner: Owner) -> Result<(), ApiError> {
+    let missing = s.selection.missing_for(owner);
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = missing.iter().map(|m| m.name()).collect();
+    Err(ApiError::unavailable(
+        &names,
+        format!(
+            "owner {} is not available (missing: {})",
+            owner.name(),
+            names.join(", ")
+        ),
+    ))
+}
+
+/// The actor of the request's project; a project outside the caller's scope is `not_found`.
+pub(super) async fn project(
+    s: &Services,
+    ctx: &Ctx,
+    text: &str,
+) -> Result<Addr<ProjectActor>, ApiError> {
+    let id = project_id("projectId", text)?;
+    if let Scope::Folder(folder) = &ctx.scope {
+        let listing = s.service.send(ListProjects).await.map_err(mailbox)?;
+        if !listing
+            .iter()
+            .any(|p| p.id == id && p.dir.starts_with(folder))
+        {
+            return Err(ApiError::not_found("project"));
+        }
+    }
+    Ok(s.service.send(GetProject { id }).await.map_err(mailbox)??)
+}
+
+/// The command context of a write under `changeId`, with the digest of its request.
+pub(super) fn write_ctx<T: Serialize>(
+    ctx: &Ctx,
+    request: &T,
+    change_id: &str,
+) -> Result<CommandContext, ApiError> {
+    if change_id.is_empty() || change_id.len() > 128 {
+        return Err(ApiError::invalid(
+            Some("changeId"),
+            "a changeId has 1 to 128 bytes",
+        ));
+    }
+    Ok(CommandContext {
+        principal: ctx.principal.clone(),
+        time_ms: chrono::Utc::now().timestamp_millis(),
+        identity: Some((change_id.to_string(), input_digest(request, "changeId"))),
+    })
+}
+
+/// A resource id: anything but a UUID names no resource (`not_found`, never `invalid`).
+pub(super) fn resource_id(text: &str) -> Result<uuid::Uuid, ApiError> {
+    uuid::Uuid::parse_str(text).map_err(|_| ApiError::not_found("resource"))
+}
+
+/// Maps a refusal of a byte-reading owner; `stale` carries both digests.
+pub(super) fn files_error(e: FilesError) -> ApiError {
+    match e {
+        FilesError::Actor(a) => ApiError::from(a),
+        FilesError::Stale { recorded, current } => ApiError::stale(
+            "the file changed since this version was registered and the version was not captured",
+            json!({"sha256": recorded, "currentSha256": current}),
+        ),
+    }
+}
