@@ -42,6 +42,7 @@ impl Children {
             .for_each(|(id, d)| drop(c.insert(id, d)));
         c.insert(journal.project_id(), state.resources);
         c.insert(journal.project_id(), state.selections);
+        c.insert(journal.project_id(), state.contexts);
         c.starting = false;
         c
     }

@@ -32,5 +32,6 @@ pub mod tables;
 
 pub use error::ActorError;
 pub use principal::Principal;
+pub mod contexts;
 pub mod contract;
 pub mod service_contract;

@@ -18,7 +18,7 @@ use uuid::Uuid;
 pub const JOURNAL_ENTITY: &str = "journal";
 
 /// Bumped whenever [`ProjectState`]'s encoding changes; older snapshots are then ignored.
-pub const STATE_FORMAT: u32 = 2;
+pub const STATE_FORMAT: u32 = 3;
 
 /// Every entity of one project, as folded from its journal.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +28,8 @@ pub struct ProjectState {
     pub project: ProjectEntity,
     /// Document buffers by id (documents owner).
     pub documents: BTreeMap<Uuid, DocumentEntity>,
+    /// Frozen contexts (agent owner).
+    pub contexts: crate::contexts::ContextsEntity,
     pub resources: crate::files::ResourcesEntity,
     pub selections: crate::tables::selection::SelectionsEntity,
 }
@@ -49,6 +51,7 @@ impl ProjectState {
                 fold_record(self.documents.entry(rec.entity.id).or_default(), rec)?
             }
             crate::files::ResourcesEntity::KIND => fold_record(&mut self.resources, rec)?,
+            crate::contexts::ContextsEntity::KIND => fold_record(&mut self.contexts, rec)?,
             crate::tables::selection::SelectionsEntity::KIND => {
                 fold_record(&mut self.selections, rec)?
             }
@@ -104,6 +107,11 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
         DocumentEntity::KIND => Ok(decode_event::<DocumentEntity>(rec)?.event.summary()),
         crate::files::ResourcesEntity::KIND => {
             Ok(decode_event::<crate::files::ResourcesEntity>(rec)?
+                .event
+                .summary())
+        }
+        crate::contexts::ContextsEntity::KIND => {
+            Ok(decode_event::<crate::contexts::ContextsEntity>(rec)?
                 .event
                 .summary())
         }

@@ -9,6 +9,7 @@ pub fn all() -> Vec<OperationSpec> {
     let mut ops: Vec<OperationSpec> = Vec::new();
     ops.extend_from_slice(crate::service_contract::OPERATIONS);
     ops.extend_from_slice(crate::documents::contract::OPERATIONS);
+    ops.extend_from_slice(crate::contexts::contract::OPERATIONS);
     ops.extend_from_slice(crate::files::contract::OPERATIONS);
     ops.extend_from_slice(crate::tables::contract::OPERATIONS);
     ops.sort_by_key(|o| o.name);

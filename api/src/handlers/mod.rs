@@ -1,6 +1,7 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
 mod capability;
+mod contexts;
 mod data;
 mod documents;
 mod files;
@@ -97,6 +98,7 @@ pub fn register_service_operations(
     observation::register(table, &services)?;
     pairing::register(table, &services)?;
     documents::register(table, &services)?;
+    contexts::register(table, &services)?;
     files::register(table, &services)?;
     tables::register(table, &services)?;
     Ok(())

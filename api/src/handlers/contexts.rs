@@ -1,0 +1,94 @@
+//! `context.create` / `context.read`: exactly one source kind; each kind needs only the owner of its source.
+
+use super::documents::{project, require};
+use super::{mailbox, spec, Services};
+use crate::envelope::ApiError;
+use crate::ops::{Ctx, DuplicateOperation, OpTable};
+use rho_actors::contexts::contract::{CreateRequest, ReadRequest};
+use rho_actors::contexts::handlers::{ContextSource, MakeContext, ReadContext};
+use rho_actors::contexts::{ContextRecord, Frozen};
+use rho_actors::entity::CommandContext;
+use rho_actors::identity::input_digest;
+use rho_actors::owners::Owner;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+fn uuid(field: &str, text: &str) -> Result<uuid::Uuid, ApiError> {
+    uuid::Uuid::parse_str(text).map_err(|_| ApiError::invalid(Some(field), "not an id (UUID)"))
+}
+
+/// The wire form of a frozen context.
+fn render(r: &ContextRecord) -> Value {
+    let time = chrono::DateTime::from_timestamp_millis(r.time_ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default();
+    let mut v = json!({"contextId": r.id, "createdBy": r.principal, "time": time});
+    match &r.frozen {
+        Frozen::Buffer {
+            document_id,
+            path,
+            version,
+            start,
+            end,
+            text,
+        } => {
+            v["buffer"] = json!({"documentId": document_id, "path": path, "version": version,
+                "range": {"start": start, "end": end}, "text": text});
+        }
+        Frozen::Entities { namespace, keys } => {
+            v["entities"] = json!({"namespace": namespace, "keys": keys})
+        }
+    }
+    v
+}
+
+pub(super) fn register(
+    table: &mut OpTable,
+    services: &Arc<Services>,
+) -> Result<(), DuplicateOperation> {
+    let s = services.clone();
+    table.register(spec("context.create"), move |ctx: Ctx, req: CreateRequest| {
+        let s = s.clone();
+        async move {
+            require(&s, Owner::Agent)?;
+            let given = [req.buffer.is_some(), req.entities.is_some(), req.media.is_some(), req.run.is_some()];
+            if given.iter().filter(|g| **g).count() != 1 {
+                return Err(ApiError::invalid(None, "a context is exactly one of buffer, entities, media, run"));
+            }
+            if req.change_id.is_empty() || req.change_id.len() > 256 {
+                return Err(ApiError::invalid(Some("changeId"), "a changeId has 1 to 256 characters"));
+            }
+            let source = if let Some(b) = &req.buffer {
+                require(&s, Owner::Documents)?;
+                ContextSource::Buffer { document_id: uuid("buffer.documentId", &b.document_id)?, version: b.version, start: b.range.start, end: b.range.end }
+            } else if let Some(e) = &req.entities {
+                ContextSource::Entities { namespace: e.namespace.clone(), keys: e.keys.clone() }
+            } else if req.media.is_some() {
+                return Err(ApiError::unavailable(&["media"], "media rectangle contexts need media facts (media.describe), which this build does not provide yet"));
+            } else {
+                return Err(ApiError::unavailable(&["r"], "run contexts need managed R runs, which this build does not provide yet"));
+            };
+            let p = project(&s, &ctx, &req.project_id).await?;
+            let cctx = CommandContext {
+                principal: ctx.principal.clone(),
+                time_ms: chrono::Utc::now().timestamp_millis(),
+                identity: Some((req.change_id.clone(), input_digest(&req, "changeId"))),
+            };
+            let record = p.send(MakeContext { source, ctx: cctx }).await.map_err(mailbox)??;
+            Ok(render(&record))
+        }
+    })?;
+
+    let s = services.clone();
+    table.register(spec("context.read"), move |ctx: Ctx, req: ReadRequest| {
+        let s = s.clone();
+        async move {
+            // Retained contexts stay readable whatever owners are selected.
+            let p = project(&s, &ctx, &req.project_id).await?;
+            let id = uuid("contextId", &req.context_id)?;
+            let record = p.send(ReadContext { id }).await.map_err(mailbox)??;
+            Ok(render(&record))
+        }
+    })?;
+    Ok(())
+}

@@ -1,0 +1,95 @@
+//! Contexts over HTTP: exact buffer ranges frozen at a version, declared entities, identities, limits, restarts.
+
+mod util;
+
+use serde_json::json;
+use util::Service;
+
+#[test]
+fn contexts_freeze_exact_buffer_ranges_and_entities() {
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let limits = state.path().join("limits.json");
+    std::fs::write(&limits, r#"{"maxContexts": 3, "maxContextBytes": 64}"#).unwrap();
+    let sdir = state.path().join("s");
+    let args = [
+        "--root",
+        root.path().to_str().unwrap(),
+        "--state-dir",
+        sdir.to_str().unwrap(),
+        "--limits",
+        limits.to_str().unwrap(),
+    ];
+    let s = Service::spawn(&args, &[], root.path(), &sdir);
+    let (_, p) = s.call("project.create", json!({"name": "ctx"}));
+    let pid = p["value"]["id"].as_str().unwrap().to_string();
+    let dir = std::path::PathBuf::from(p["value"]["path"].as_str().unwrap());
+    std::fs::write(dir.join("a.R"), "x <- '😀'\ny <- 2\n").unwrap();
+    let (_, d) = s.call("document.open", json!({"projectId": pid, "path": "a.R"}));
+    let doc = d["value"]["id"].as_str().unwrap().to_string();
+    let create = |change: &str, body: serde_json::Value| {
+        let mut b = body;
+        b["projectId"] = json!(pid);
+        b["changeId"] = json!(change);
+        s.call("context.create", b)
+    };
+    let buffer = |v: u64, start: u64, end: u64| json!({"buffer": {"documentId": doc, "version": v, "range": {"start": start, "end": end}}});
+    let (status, c) = create("c1", buffer(1, 6, 8));
+    assert_eq!(status, 200, "{c}");
+    assert_eq!(c["value"]["buffer"]["text"], "😀");
+    assert_eq!(c["value"]["buffer"]["path"], "a.R");
+    assert_eq!(c["value"]["createdBy"], "operator");
+    let id = c["value"]["contextId"].as_str().unwrap().to_string();
+    // The same identity and input: the same context; a changed input conflicts.
+    assert_eq!(create("c1", buffer(1, 6, 8)).1["value"]["contextId"], id);
+    assert_eq!(create("c1", buffer(1, 0, 1)).1["error"]["code"], "conflict");
+    // The text is a copy: later edits do not change it.
+    s.call("document.edit", json!({"projectId": pid, "documentId": doc, "expectedVersion": 1, "changeId": "e", "edits": [{"start": 0, "end": 1, "text": "z"}]}));
+    let (_, r) = s.call("context.read", json!({"projectId": pid, "contextId": id}));
+    assert_eq!(r["value"]["buffer"]["text"], "😀");
+    assert_eq!(r["value"]["buffer"]["version"], 1);
+    // A version that moved on is stale; a range splitting a pair is invalid.
+    assert_eq!(create("c2", buffer(1, 0, 1)).1["error"]["code"], "stale");
+    assert_eq!(create("c3", buffer(2, 6, 7)).1["error"]["code"], "invalid");
+    // Exactly one kind; media and run are honestly unavailable in this build.
+    assert_eq!(create("c4", json!({})).1["error"]["code"], "invalid");
+    let both = json!({"entities": {"namespace": "sample", "keys": ["s1"]}, "buffer": buffer(2, 0, 1)["buffer"]});
+    assert_eq!(create("c5", both).1["error"]["code"], "invalid");
+    let media = create(
+        "c6",
+        json!({"media": {"resource": {"id": "x", "version": 1}, "page": 1, "units": "px", "rect": {}}}),
+    );
+    assert_eq!(
+        (media.0, media.1["error"]["details"]["missing"][0].as_str()),
+        (503, Some("media"))
+    );
+    // Entities are frozen as declared; limits name their keys.
+    let (status, e) = create(
+        "c7",
+        json!({"entities": {"namespace": "sample", "keys": ["s1", "s2"]}}),
+    );
+    assert_eq!(status, 200, "{e}");
+    assert_eq!(e["value"]["entities"]["keys"], json!(["s1", "s2"]));
+    let big = create(
+        "c8",
+        json!({"entities": {"namespace": "sample", "keys": ["x".repeat(100)]}}),
+    );
+    assert_eq!(big.1["error"]["details"]["limit"], "maxContextBytes");
+    create("c9", json!({"entities": {"namespace": "n", "keys": ["k"]}}));
+    let full = create(
+        "c10",
+        json!({"entities": {"namespace": "n", "keys": ["k2"]}}),
+    );
+    assert_eq!(full.1["error"]["details"]["limit"], "maxContexts");
+    let (status, _) = s.call(
+        "context.read",
+        json!({"projectId": pid, "contextId": uuid::Uuid::new_v4().to_string()}),
+    );
+    assert_eq!(status, 404);
+    // Contexts survive kill -9.
+    s.kill9();
+    let s = Service::spawn(&args, &[], root.path(), &sdir);
+    let (_, r) = s.call("context.read", json!({"projectId": pid, "contextId": id}));
+    assert_eq!(r["value"]["buffer"]["text"], "😀");
+    assert_eq!(s.terminate(), Some(0));
+}
