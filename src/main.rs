@@ -1,2 +1,37 @@
 //! The `rho` binary: composition root and command line.
-fn main() {}
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Rho: a local workspace where a person and their AI Agent do data analysis together.
+#[derive(Debug, Parser)]
+#[command(name = "rho", version)]
+struct Cli {
+    /// Config file to use instead of ~/.rho/config.toml (replaces it, never merged).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Inspect configured MCP servers.
+    Mcp(rho_mcp::McpArgs),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("RHO_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Mcp(args) => rho_mcp::mcp_cli(args, cli.config.as_deref()),
+    }
+}

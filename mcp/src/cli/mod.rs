@@ -1,0 +1,110 @@
+//! The `rho mcp list|show` command line: arguments, dispatch and exit codes.
+
+mod text;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+use crate::config::{default_config_path, load_config_file, McpConfig};
+use crate::report::{configured_report, configured_reports, ServerReport};
+
+/// `rho mcp ...`
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+/// `rho mcp` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// List configured MCP servers without starting them.
+    List {
+        /// Print JSON (stable, documented in docs/mcp-client.md).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one configured MCP server.
+    Show {
+        /// Server identity (`<id>` or `<plugin>/<server>`).
+        id: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `rho mcp ...`; `config` is the global `--config` file (replaces `~/.rho/config.toml`).
+pub fn mcp_cli(args: McpArgs, config: Option<&Path>) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr();
+    run(args, config, &mut out, &mut err)
+}
+
+/// [`mcp_cli`] with explicit output (stdout) and diagnostic (stderr) writers.
+pub fn run(
+    args: McpArgs,
+    config: Option<&Path>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode {
+    let mut fail = |msg: &str| {
+        let _ = writeln!(err, "rho mcp: {msg}");
+        ExitCode::from(1)
+    };
+    let config = match load(config) {
+        Ok(c) => c,
+        Err(msg) => return fail(&msg),
+    };
+    let mut out = out;
+    let written = match args.command {
+        McpCommand::List { json } => {
+            let reports = configured_reports(&config);
+            write_reports(&mut out, &reports, json)
+        }
+        McpCommand::Show { id, json } => {
+            let Some(entry) = config.entry(&id) else {
+                return fail(&format!(
+                    "no MCP server `{}` is configured",
+                    id.escape_default()
+                ));
+            };
+            let report = configured_report(entry);
+            if json {
+                write_json(&mut out, &report)
+            } else {
+                text::write_show(&mut out, &report)
+            }
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(&format!("cannot write output: {e}")),
+    }
+}
+
+fn load(config: Option<&Path>) -> Result<McpConfig, String> {
+    let (path, required): (PathBuf, bool) = match config {
+        Some(p) => (p.to_owned(), true),
+        None => (default_config_path(), false),
+    };
+    load_config_file(&path, required).map_err(|e| e.to_string())
+}
+
+fn write_reports(out: &mut dyn Write, reports: &[ServerReport], json: bool) -> std::io::Result<()> {
+    if json {
+        write_json(out, &serde_json::json!({ "servers": reports }))
+    } else {
+        text::write_list(out, reports)
+    }
+}
+
+fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
+    writeln!(out)
+}

@@ -1,0 +1,145 @@
+//! The stable, documented per-server report that `rho mcp list|show` print (text or JSON).
+
+use serde::Serialize;
+
+use crate::config::{EntryState, McpConfig, ServerEntry};
+
+/// One server as `list`/`show` report it. Field names are the documented JSON keys.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerReport {
+    /// Server identity.
+    pub id: String,
+    /// `config` or `plugin:<name>`.
+    pub source: String,
+    /// `stdio`, `streamable_http`, or what a malformed entry named (null if unreadable).
+    pub transport: Option<String>,
+    /// The entry's `enabled` (false for malformed entries).
+    pub enabled: bool,
+    /// `configured`, `disabled`, `malformed`, `connected` or `failed`.
+    pub status: Status,
+    /// `2026-07-28` or `2025-11-25` once connected, else null.
+    pub era: Option<String>,
+    /// Why the entry is malformed or the connection failed.
+    pub error: Option<String>,
+    /// Discovered tools (only with `--connect`).
+    pub tools: Vec<ToolReport>,
+    /// Tools that appeared after startup and need a restart to be exported.
+    pub tools_needing_restart: Vec<String>,
+    /// Discovered prompts (only with `--connect`).
+    pub prompts: Vec<PromptReport>,
+    /// Discovered resources and templates (only with `--connect`).
+    pub resources: Vec<ResourceReport>,
+    /// Last successful ping (legacy Streamable HTTP) as RFC 3339, or null.
+    pub last_ping: Option<String>,
+}
+
+/// Server status.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Valid and enabled, not started (no `--connect`).
+    Configured,
+    /// `enabled = false`.
+    Disabled,
+    /// Unusable entry.
+    Malformed,
+    /// Live and discovered.
+    Connected,
+    /// Start, handshake or discovery failed (or the server died).
+    Failed,
+}
+
+impl Status {
+    /// The JSON/text spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Configured => "configured",
+            Status::Disabled => "disabled",
+            Status::Malformed => "malformed",
+            Status::Connected => "connected",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// One discovered tool.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolReport {
+    /// The server's raw tool name.
+    pub name: String,
+    /// The exported name (after encoding and shortening), or null when allow/deny hides it.
+    pub exported: Option<String>,
+    /// The full `mcp__<server>__<tool>` name before shortening.
+    pub full_name: String,
+    /// `title`, when the server gave one.
+    pub title: Option<String>,
+    /// Hints the server declared (`readOnly`, `destructive`, `openWorld`).
+    pub hints: Vec<String>,
+}
+
+/// One discovered prompt.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptReport {
+    /// Prompt name.
+    pub name: String,
+    /// The slash command `/mcp:<server>:<prompt>`.
+    pub command: String,
+    /// Argument names (required ones first as the server listed them).
+    pub arguments: Vec<String>,
+}
+
+/// One discovered resource or template.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceReport {
+    /// URI or URI template.
+    pub uri: String,
+    /// The server's name for it.
+    pub name: String,
+    /// True for a resource template.
+    pub template: bool,
+}
+
+/// The config-only report of one entry (nothing started).
+pub fn configured_report(entry: &ServerEntry) -> ServerReport {
+    let (transport, enabled, status, error) = match &entry.state {
+        EntryState::Valid(cfg) => (
+            Some(cfg.transport.name().to_owned()),
+            cfg.enabled,
+            if cfg.enabled {
+                Status::Configured
+            } else {
+                Status::Disabled
+            },
+            None,
+        ),
+        EntryState::Malformed { transport, error } => (
+            transport.clone(),
+            false,
+            Status::Malformed,
+            Some(error.clone()),
+        ),
+    };
+    ServerReport {
+        id: entry.id.clone(),
+        source: entry.source.label(),
+        transport,
+        enabled,
+        status,
+        era: None,
+        error,
+        tools: Vec::new(),
+        tools_needing_restart: Vec::new(),
+        prompts: Vec::new(),
+        resources: Vec::new(),
+        last_ping: None,
+    }
+}
+
+/// Config-only reports of every entry.
+pub fn configured_reports(config: &McpConfig) -> Vec<ServerReport> {
+    config.entries.iter().map(configured_report).collect()
+}

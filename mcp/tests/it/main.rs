@@ -1,0 +1,4 @@
+//! rho-mcp integration tests: one binary, one module per area.
+
+mod cli_offline;
+mod util;
