@@ -6,3 +6,13 @@ pub mod naming;
 pub mod report;
 
 pub use cli::{mcp_cli, run as run_cli, McpArgs, McpCommand};
+pub mod budget;
+pub mod connect;
+pub mod env;
+pub mod handler;
+pub mod refresh;
+pub mod registry;
+pub mod render;
+pub mod runtime;
+pub mod schema;
+pub mod stdio;

@@ -143,3 +143,71 @@ pub fn configured_report(entry: &ServerEntry) -> ServerReport {
 pub fn configured_reports(config: &McpConfig) -> Vec<ServerReport> {
     config.entries.iter().map(configured_report).collect()
 }
+
+/// The live report of an enabled entry after a runtime started it.
+pub fn live_report(
+    entry: &ServerEntry,
+    slot: &crate::runtime::Slot,
+    registry: &crate::registry::Registry,
+) -> ServerReport {
+    use crate::runtime::Slot;
+    let mut r = configured_report(entry);
+    match slot {
+        Slot::Failed { error, .. } => {
+            r.status = Status::Failed;
+            r.error = Some(error.clone());
+        }
+        Slot::Live(live) => {
+            let state = live.snapshot();
+            r.status = if state.failed.is_some() {
+                Status::Failed
+            } else {
+                Status::Connected
+            };
+            r.error = state.failed.clone();
+            r.era = Some(live.protocol_version.clone());
+            let id = &live.config.id;
+            r.tools = state
+                .tools
+                .iter()
+                .map(|t| ToolReport {
+                    name: t.name.to_string(),
+                    exported: registry.exported_for(id, &t.name).map(str::to_owned),
+                    full_name: crate::naming::full_name(id, &t.name),
+                    title: crate::registry::title(t),
+                    hints: crate::registry::hints(t),
+                })
+                .collect();
+            r.tools_needing_restart = state.added.clone();
+            r.prompts = state
+                .prompts
+                .iter()
+                .map(|p| PromptReport {
+                    name: p.name.to_string(),
+                    command: format!("/mcp:{id}:{}", p.name),
+                    arguments: p
+                        .arguments
+                        .iter()
+                        .flatten()
+                        .map(|a| a.name.to_string())
+                        .collect(),
+                })
+                .collect();
+            r.resources = state
+                .resources
+                .iter()
+                .map(|res| ResourceReport {
+                    uri: res.uri.to_string(),
+                    name: res.name.to_string(),
+                    template: false,
+                })
+                .chain(state.templates.iter().map(|t| ResourceReport {
+                    uri: t.uri_template.to_string(),
+                    name: t.name.to_string(),
+                    template: true,
+                }))
+                .collect();
+        }
+    }
+    r
+}

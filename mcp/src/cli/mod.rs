@@ -8,8 +8,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use crate::config::{default_config_path, load_config_file, McpConfig};
-use crate::report::{configured_report, configured_reports, ServerReport};
+use crate::config::{default_config_path, load_config_file, EntryState, McpConfig};
+use crate::report::{configured_report, configured_reports, live_report, ServerReport};
+use crate::runtime::{McpRuntime, StartOptions};
 
 /// `rho mcp ...`
 #[derive(Debug, Args)]
@@ -24,6 +25,9 @@ pub struct McpArgs {
 pub enum McpCommand {
     /// List configured MCP servers without starting them.
     List {
+        /// Start enabled servers and report live status, era and discovered tools.
+        #[arg(long)]
+        connect: bool,
         /// Print JSON (stable, documented in docs/mcp-client.md).
         #[arg(long)]
         json: bool,
@@ -32,6 +36,9 @@ pub enum McpCommand {
     Show {
         /// Server identity (`<id>` or `<plugin>/<server>`).
         id: String,
+        /// Start the server and report live status, tools, prompts and resources.
+        #[arg(long)]
+        connect: bool,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -62,18 +69,35 @@ pub fn run(
     };
     let mut out = out;
     let written = match args.command {
-        McpCommand::List { json } => {
-            let reports = configured_reports(&config);
+        McpCommand::List { connect, json } => {
+            let reports = if connect {
+                match probe(&config) {
+                    Ok(r) => r,
+                    Err(msg) => return fail(&msg),
+                }
+            } else {
+                configured_reports(&config)
+            };
             write_reports(&mut out, &reports, json)
         }
-        McpCommand::Show { id, json } => {
+        McpCommand::Show { id, connect, json } => {
             let Some(entry) = config.entry(&id) else {
                 return fail(&format!(
                     "no MCP server `{}` is configured",
                     id.escape_default()
                 ));
             };
-            let report = configured_report(entry);
+            let report = if connect {
+                let mut only = config.clone();
+                only.entries.retain(|e| e.id == id);
+                match probe(&only) {
+                    Ok(mut r) if !r.is_empty() => r.remove(0),
+                    Ok(_) => configured_report(entry),
+                    Err(msg) => return fail(&msg),
+                }
+            } else {
+                configured_report(entry)
+            };
             if json {
                 write_json(&mut out, &report)
             } else {
@@ -86,6 +110,39 @@ pub fn run(
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => fail(&format!("cannot write output: {e}")),
     }
+}
+
+/// Starts the enabled servers of `config` (no person to ask, no model: no elicitation or
+/// sampling declared), reports every entry, and shuts everything down.
+fn probe(config: &McpConfig) -> Result<Vec<ServerReport>, String> {
+    if config.enabled().next().is_none() {
+        // Zero-server fast path: no async runtime, no process, no connection.
+        return Ok(configured_reports(config));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    rt.block_on(async {
+        let Some(runtime) = McpRuntime::start(config, StartOptions::default()).await else {
+            return Ok(configured_reports(config));
+        };
+        let mut slots = runtime.slots().iter();
+        let reports = config
+            .entries
+            .iter()
+            .map(|entry| {
+                let enabled = matches!(&entry.state, EntryState::Valid(c) if c.enabled);
+                match (enabled, enabled.then(|| slots.next()).flatten()) {
+                    (true, Some(slot)) => live_report(entry, slot, runtime.registry()),
+                    _ => configured_report(entry),
+                }
+            })
+            .collect();
+        runtime.shutdown().await;
+        Ok(reports)
+    })
 }
 
 fn load(config: Option<&Path>) -> Result<McpConfig, String> {

@@ -1,4 +1,7 @@
-//! rho-mcp integration tests: one binary, one module per area.
+//! rho-mcp integration tests: one binary, one module per area. Peers come from
+//! `mcp/tests/setup.sh` (see `peers.rs`); a missing peer fails the test.
 
 mod cli_offline;
+mod peers;
+mod stdio_lifecycle;
 mod util;

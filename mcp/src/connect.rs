@@ -1,0 +1,284 @@
+//! Starting one server within its startup budget: transport, handshake in either era,
+//! and discovery (`tools/list`, plus prompts and resources where declared).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use rmcp::model::{Prompt, ProtocolVersion, Resource, ResourceTemplate, ServerPeerInfo, Tool};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use tokio::sync::mpsc;
+
+use crate::config::{ServerConfig, TransportConfig};
+use crate::env::{child_env_from_process, MissingEnv};
+use crate::handler::{HandlerOptions, ListChanged, ProgressRoutes, RhoClient};
+use crate::stdio::{spawn, SpawnError, StdioChild};
+
+/// The modern, stateless protocol revision.
+pub const MODERN: &str = "2026-07-28";
+/// The legacy revision Rho falls back to.
+pub const LEGACY: &str = "2025-11-25";
+
+/// Budgets and session facts that shape a connection.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    /// Connect + handshake + discovery (seed: two minutes).
+    pub startup_budget: Duration,
+    /// Each wait of the stdio shutdown ladder (3 s).
+    pub shutdown_grace: Duration,
+    /// The session workspace, advertised as the one root.
+    pub workspace: Option<PathBuf>,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self {
+            startup_budget: Duration::from_secs(120),
+            shutdown_grace: Duration::from_secs(3),
+            workspace: std::env::current_dir().ok(),
+        }
+    }
+}
+
+/// Why a server did not start; each disables only that server.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// An `env_from_env`/`headers_from_env` variable is unset.
+    #[error(transparent)]
+    Env(#[from] MissingEnv),
+    /// The executable could not be started.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    /// The handshake failed (either era).
+    #[error("handshake failed: {message}{}", stderr_suffix(.stderr))]
+    Handshake {
+        /// rmcp's description.
+        message: String,
+        /// The server's last stderr lines (secrets redacted).
+        stderr: String,
+    },
+    /// A discovery request failed.
+    #[error("{request} failed: {message}")]
+    Discovery {
+        /// The request (`tools/list`, ...).
+        request: &'static str,
+        /// rmcp's description.
+        message: String,
+    },
+    /// The startup budget ran out.
+    #[error("startup did not finish within {}s (connect, handshake and discovery)", .budget.as_secs())]
+    Timeout {
+        /// The budget.
+        budget: Duration,
+    },
+    /// Streamable HTTP is configured but not built yet.
+    #[error("the streamable_http transport is not supported yet by this build of Rho")]
+    HttpNotSupported,
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!(" (server stderr: {stderr})")
+    }
+}
+
+/// A live, discovered server.
+pub struct Session {
+    /// Server identity.
+    pub id: String,
+    /// The negotiated protocol revision.
+    pub protocol_version: String,
+    /// What the server told us about itself.
+    pub info: ServerPeerInfo,
+    /// Tools from `tools/list`.
+    pub tools: Vec<Tool>,
+    /// Prompts (when the server declares prompts).
+    pub prompts: Vec<Prompt>,
+    /// Resources (when the server declares resources).
+    pub resources: Vec<Resource>,
+    /// Resource templates (when the server declares resources).
+    pub templates: Vec<ResourceTemplate>,
+    /// The rmcp service.
+    pub service: RunningService<RoleClient, RhoClient>,
+    /// Progress routes shared with the handler.
+    pub progress: ProgressRoutes,
+    /// List-change signals from the server.
+    pub list_changed: mpsc::UnboundedReceiver<ListChanged>,
+    child: Option<StdioChild>,
+    shutdown_grace: Duration,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("protocol_version", &self.protocol_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// True for the stateless 2026-07-28 era.
+    pub fn is_modern(&self) -> bool {
+        self.protocol_version.as_str() >= MODERN
+    }
+
+    /// The process group of a stdio server.
+    pub fn pgid(&self) -> Option<i32> {
+        self.child.as_ref().and_then(StdioChild::pgid)
+    }
+
+    /// Whether a stdio server's process has exited.
+    pub fn child_exited(&mut self) -> bool {
+        self.child
+            .as_mut()
+            .is_some_and(|c| c.try_exited().is_some())
+    }
+
+    /// Bounded close: ends the session (closing stdin) and stops the process group.
+    pub async fn close(mut self) {
+        let grace = self.shutdown_grace;
+        let _ = tokio::time::timeout(grace, self.service.close()).await;
+        drop(self.service);
+        if let Some(child) = self.child.take() {
+            child.shutdown(grace).await;
+        }
+    }
+}
+
+/// Connects to one server within `opts.startup_budget`. On any failure the child (if one
+/// was started) is shut down before returning.
+pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Session, ConnectError> {
+    let progress = ProgressRoutes::default();
+    let (handler, list_changed) = RhoClient::new(
+        HandlerOptions {
+            server_id: cfg.id.clone(),
+            workspace: opts.workspace.clone(),
+        },
+        progress.clone(),
+    );
+    let TransportConfig::Stdio(stdio) = &cfg.transport else {
+        return Err(ConnectError::HttpNotSupported);
+    };
+    let env = child_env_from_process(stdio)?;
+    if let Some(dir) = &cfg.plugin_data_dir {
+        std::fs::create_dir_all(dir).map_err(|source| SpawnError {
+            command: format!("(creating plugin data folder {})", dir.display()),
+            source,
+        })?;
+    }
+    let (child, stdout, stdin) = spawn(&cfg.id, stdio, &env)?;
+    let lifecycle = ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    };
+    let started = tokio::time::timeout(opts.startup_budget, async {
+        let service = handler
+            .serve_with_lifecycle((stdout, stdin), lifecycle)
+            .await
+            .map_err(|e| (e.to_string(), true))?;
+        let found = discover(&service).await.map_err(|e| (e, false))?;
+        Ok::<_, (String, bool)>((service, found))
+    })
+    .await;
+    let (service, (tools, prompts, resources, templates)) = match started {
+        Ok(Ok(v)) => v,
+        Ok(Err((message, handshake))) => {
+            // Give a dying server a moment to flush its last stderr lines.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let stderr = child.stderr_tail();
+            child.shutdown(opts.shutdown_grace).await;
+            return Err(if handshake {
+                ConnectError::Handshake { message, stderr }
+            } else {
+                discovery_error(&message)
+            });
+        }
+        Err(_) => {
+            tracing::warn!(target: "rho::mcp", server = %cfg.id, budget_s = opts.startup_budget.as_secs(), "MCP server startup timed out");
+            child.shutdown(opts.shutdown_grace).await;
+            return Err(ConnectError::Timeout {
+                budget: opts.startup_budget,
+            });
+        }
+    };
+    let info = service
+        .peer_info()
+        .map(|i| (*i).clone())
+        .unwrap_or_else(|| ServerPeerInfo::new(ProtocolVersion::V_2025_11_25, Default::default()));
+    Ok(Session {
+        id: cfg.id.clone(),
+        protocol_version: info.protocol_version.to_string(),
+        info,
+        tools,
+        prompts,
+        resources,
+        templates,
+        service,
+        progress,
+        list_changed,
+        child: Some(child),
+        shutdown_grace: opts.shutdown_grace,
+    })
+}
+
+type Found = (Vec<Tool>, Vec<Prompt>, Vec<Resource>, Vec<ResourceTemplate>);
+
+/// `tools/list`, then prompts/resources/templates where the server declares them.
+/// Errors are prefixed `<request>: ` so they can be classified.
+async fn discover(service: &RunningService<RoleClient, RhoClient>) -> Result<Found, String> {
+    let caps = service
+        .peer_info()
+        .map(|i| i.capabilities.clone())
+        .unwrap_or_default();
+    let tools = if caps.tools.is_some() {
+        service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list: {e}"))?
+    } else {
+        Vec::new()
+    };
+    let (mut prompts, mut resources, mut templates) = (Vec::new(), Vec::new(), Vec::new());
+    if caps.prompts.is_some() {
+        prompts = service
+            .list_all_prompts()
+            .await
+            .map_err(|e| format!("prompts/list: {e}"))?;
+    }
+    if caps.resources.is_some() {
+        resources = service
+            .list_all_resources()
+            .await
+            .map_err(|e| format!("resources/list: {e}"))?;
+        templates = service
+            .list_all_resource_templates()
+            .await
+            .map_err(|e| format!("resources/templates/list: {e}"))?;
+    }
+    Ok((tools, prompts, resources, templates))
+}
+
+fn discovery_error(message: &str) -> ConnectError {
+    for request in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ] {
+        if let Some(rest) = message
+            .strip_prefix(request)
+            .and_then(|r| r.strip_prefix(": "))
+        {
+            return ConnectError::Discovery {
+                request,
+                message: rest.to_owned(),
+            };
+        }
+    }
+    ConnectError::Discovery {
+        request: "discovery",
+        message: message.to_owned(),
+    }
+}
