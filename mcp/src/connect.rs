@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use crate::config::{ServerConfig, TransportConfig};
 use crate::env::{child_env_from_process, MissingEnv};
 use crate::handler::{HandlerOptions, ListChanged, ProgressRoutes, RhoClient};
+use crate::inflight::InFlight;
 use crate::stdio::{spawn, SpawnError, StdioChild};
 
 /// The modern, stateless protocol revision.
@@ -105,6 +106,10 @@ pub struct Session {
     pub progress: ProgressRoutes,
     /// List-change signals from the server.
     pub list_changed: mpsc::UnboundedReceiver<ListChanged>,
+    /// In-flight calls, shared with the handler.
+    pub inflight: InFlight,
+    /// The workspace advertised as the root.
+    pub workspace: Option<PathBuf>,
     child: Option<StdioChild>,
     shutdown_grace: Duration,
 }
@@ -151,10 +156,12 @@ impl Session {
 /// was started) is shut down before returning.
 pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Session, ConnectError> {
     let progress = ProgressRoutes::default();
+    let inflight = InFlight::default();
     let (handler, list_changed) = RhoClient::new(
         HandlerOptions {
             server_id: cfg.id.clone(),
             workspace: opts.workspace.clone(),
+            inflight: inflight.clone(),
         },
         progress.clone(),
     );
@@ -218,6 +225,8 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
         service,
         progress,
         list_changed,
+        inflight,
+        workspace: opts.workspace.clone(),
         child: Some(child),
         shutdown_grace: opts.shutdown_grace,
     })

@@ -47,6 +47,8 @@ pub struct HandlerOptions {
     pub server_id: String,
     /// The session workspace, advertised as the one `file://` root.
     pub workspace: Option<PathBuf>,
+    /// The server's in-flight calls (routing of legacy-era questions).
+    pub inflight: crate::inflight::InFlight,
 }
 
 /// Routes progress notifications to the call that owns the token.
@@ -119,9 +121,14 @@ impl RhoClient {
     }
 
     fn roots(&self) -> ListRootsResult {
-        let roots = self
-            .opts
-            .workspace
+        roots_result(self.opts.workspace.as_deref())
+    }
+}
+
+/// The roots answer: the session workspace as one `file://` root (or none).
+pub fn roots_result(workspace: Option<&std::path::Path>) -> ListRootsResult {
+    {
+        let roots = workspace
             .iter()
             .map(|w| {
                 let mut root = Root::new(file_uri(w));

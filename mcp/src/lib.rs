@@ -7,9 +7,12 @@ pub mod report;
 
 pub use cli::{mcp_cli, run as run_cli, McpArgs, McpCommand};
 pub mod budget;
+pub mod call;
 pub mod connect;
 pub mod env;
 pub mod handler;
+pub mod inflight;
+pub mod mrtr;
 pub mod refresh;
 pub mod registry;
 pub mod render;

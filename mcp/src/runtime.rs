@@ -62,6 +62,10 @@ pub struct LiveServer {
     pub peer: Peer<RoleClient>,
     /// Progress routes.
     pub progress: ProgressRoutes,
+    /// In-flight calls (shared with the handler).
+    pub inflight: crate::inflight::InFlight,
+    /// The workspace advertised as the one root.
+    pub workspace: Option<std::path::PathBuf>,
     /// Mutable state.
     pub state: Mutex<LiveState>,
     /// Set once shutdown begins (late list refreshes are then expected to fail quietly).
@@ -310,6 +314,8 @@ fn live_server(config: ServerConfig, mut session: Session) -> Arc<LiveServer> {
         instructions: session.info.instructions.clone(),
         peer: session.service.peer().clone(),
         progress: session.progress.clone(),
+        inflight: session.inflight.clone(),
+        workspace: session.workspace.clone(),
         config,
         state: Mutex::new(state),
         closing: std::sync::atomic::AtomicBool::new(false),

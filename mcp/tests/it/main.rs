@@ -4,4 +4,5 @@
 mod cli_offline;
 mod peers;
 mod stdio_lifecycle;
+mod tool_calls;
 mod util;

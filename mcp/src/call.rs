@@ -1,0 +1,277 @@
+//! Tool calls: progress token on every call, progress to the caller, cancellation and the
+//! pausable two-minute budget (both send the era's cancellation), modern-era input rounds,
+//! outputSchema contracts and result rendering.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, InputResponses,
+    JsonObject, ServerResult,
+};
+use rmcp::service::PeerRequestOptions;
+use rmcp::ServiceError;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::budget::Budget;
+use crate::handler::Progress;
+use crate::mrtr::{fulfil_input_requests, MAX_INPUT_ROUNDS};
+use crate::render::{render_result, ImageAsset};
+use crate::runtime::{mark_failed, LiveServer, McpRuntime};
+use crate::schema::{check_output, OutputContractError};
+
+/// What the caller supplies with a call.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// Cancelling the turn cancels the call.
+    pub cancel: CancellationToken,
+    /// Where progress goes (the tool card).
+    pub progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+/// A finished call as the model and the card see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// What the model reads.
+    pub text: String,
+    /// The server reported a tool error (`isError`): a tool failure, not a crash.
+    pub is_error: bool,
+    /// The card's image.
+    pub image: Option<ImageAsset>,
+}
+
+/// Why a call failed without a result.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// No exported name matches.
+    #[error("no MCP tool is exported as `{0}`")]
+    UnknownTool(String),
+    /// The server withdrew the tool mid-session.
+    #[error("tool `{tool}` was withdrawn by MCP server `{server}` during this session")]
+    Withdrawn {
+        /// Server identity.
+        server: String,
+        /// Raw tool name.
+        tool: String,
+    },
+    /// The server is not running (failed to start, died, or its session ended).
+    #[error("MCP server `{server}` is not available: {reason}")]
+    Unavailable {
+        /// Server identity.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// The caller cancelled.
+    #[error("the call was cancelled")]
+    Cancelled,
+    /// The budget ran out (time spent waiting on a person does not count).
+    #[error("the call did not finish within {}s", .0.as_secs())]
+    Timeout(std::time::Duration),
+    /// The server answered with a JSON-RPC error.
+    #[error("MCP server `{server}` returned an error: {message}")]
+    Rpc {
+        /// Server identity.
+        server: String,
+        /// The error message.
+        message: String,
+    },
+    /// The result broke the tool's outputSchema.
+    #[error(transparent)]
+    Contract(#[from] OutputContractError),
+    /// A modern-era server needed input Rho did not give.
+    #[error("MCP server `{server}` needed input Rho did not give: {reason}")]
+    InputRefused {
+        /// Server identity.
+        server: String,
+        /// Why it was not given.
+        reason: String,
+    },
+    /// The server kept asking for input.
+    #[error("MCP server `{server}` asked for input more than {MAX_INPUT_ROUNDS} times")]
+    TooManyInputRounds {
+        /// Server identity.
+        server: String,
+    },
+}
+
+impl McpRuntime {
+    /// Calls a tool by its exported name.
+    pub async fn call(
+        &self,
+        exported: &str,
+        arguments: Option<JsonObject>,
+        ctx: CallContext,
+    ) -> Result<ToolOutput, CallError> {
+        let r = self
+            .registry()
+            .get(exported)
+            .ok_or_else(|| CallError::UnknownTool(exported.to_owned()))?;
+        let live = self.live(r.server).ok_or_else(|| CallError::Unavailable {
+            server: r.server_id.clone(),
+            reason: "it did not start".to_owned(),
+        })?;
+        let state = live.snapshot();
+        if let Some(reason) = state.failed {
+            return Err(CallError::Unavailable {
+                server: r.server_id.clone(),
+                reason,
+            });
+        }
+        let tool = state
+            .tools
+            .iter()
+            .find(|t| t.name == r.tool)
+            .cloned()
+            .ok_or_else(|| CallError::Withdrawn {
+                server: r.server_id.clone(),
+                tool: r.tool.clone(),
+            })?;
+        let budget = Budget::new(self.options().call_budget);
+        let _inflight = live.inflight.enter(budget.clone());
+        let result = tokio::select! {
+            biased;
+            _ = ctx.cancel.cancelled() => Err(CallError::Cancelled),
+            _ = budget.expired() => Err(CallError::Timeout(budget.total())),
+            r = call_rounds(live, &r.tool, arguments, ctx.progress.clone(), &budget) => r,
+        }?;
+        finish(live, &tool, result, self.max_output_bytes())
+    }
+}
+
+/// Sends `tools/call` (retrying modern-era input rounds); when the enclosing future is
+/// dropped (cancel or budget), the in-flight request gets the era's cancellation.
+async fn call_rounds(
+    live: &Arc<LiveServer>,
+    tool: &str,
+    arguments: Option<JsonObject>,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+    budget: &Budget,
+) -> Result<CallToolResult, CallError> {
+    let mut params = CallToolRequestParams::new(tool.to_owned());
+    params.arguments = arguments;
+    for _round in 0..=MAX_INPUT_ROUNDS {
+        let response = send_once(live, params.clone(), progress.clone()).await?;
+        match response {
+            ServerResult::CallToolResult(result) => return Ok(result),
+            ServerResult::InputRequiredResult(ir) => {
+                let responses: InputResponses =
+                    fulfil_input_requests(live, ir.input_requests.unwrap_or_default(), budget)
+                        .await?;
+                params.input_responses = (!responses.is_empty()).then_some(responses);
+                params.request_state = ir.request_state;
+            }
+            _ => {
+                return Err(CallError::Rpc {
+                    server: live.config.id.clone(),
+                    message: "unexpected response to tools/call".to_owned(),
+                })
+            }
+        }
+    }
+    Err(CallError::TooManyInputRounds {
+        server: live.config.id.clone(),
+    })
+}
+
+/// Cancels the request on drop unless disarmed.
+struct CancelOnDrop {
+    live: Arc<LiveServer>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            let peer = self.live.peer.clone();
+            let server = self.live.config.id.clone();
+            tokio::spawn(async move {
+                let p = rmcp::model::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("cancelled by Rho (turn cancelled or call budget exceeded)".into()),
+                );
+                if let Err(e) = peer.notify_cancelled(p).await {
+                    tracing::debug!(target: "rho::mcp", server = %server, error = %e, "could not send cancellation");
+                }
+            });
+        }
+    }
+}
+
+async fn send_once(
+    live: &Arc<LiveServer>,
+    params: CallToolRequestParams,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+) -> Result<ServerResult, CallError> {
+    let mut opts = PeerRequestOptions::no_options();
+    opts.meta = crate::mrtr::request_meta(live);
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = live
+        .peer
+        .send_request_with_option(request, opts)
+        .await
+        .map_err(|e| service_error(live, e))?;
+    let token = handle.progress_token.clone();
+    if let Some(sink) = progress {
+        live.progress.add(token.clone(), sink);
+    }
+    let mut guard = CancelOnDrop {
+        live: Arc::clone(live),
+        id: Some(handle.id.clone()),
+    };
+    let result = handle.await_response().await;
+    guard.id = None;
+    live.progress.remove(&token);
+    result.map_err(|e| service_error(live, e))
+}
+
+/// Maps an rmcp error; a closed transport marks the server failed.
+pub(crate) fn service_error(live: &LiveServer, e: ServiceError) -> CallError {
+    match e {
+        ServiceError::McpError(err) => CallError::Rpc {
+            server: live.config.id.clone(),
+            message: err.message.to_string(),
+        },
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            let reason = "its session ended (the server exited or the connection closed)";
+            mark_failed(live, reason.to_owned());
+            CallError::Unavailable {
+                server: live.config.id.clone(),
+                reason: reason.to_owned(),
+            }
+        }
+        other => CallError::Rpc {
+            server: live.config.id.clone(),
+            message: other.to_string(),
+        },
+    }
+}
+
+/// Validates a non-error result against the tool's outputSchema (before any rewriting of
+/// binary fields), then renders it.
+fn finish(
+    live: &LiveServer,
+    tool: &rmcp::model::Tool,
+    result: CallToolResult,
+    max: usize,
+) -> Result<ToolOutput, CallError> {
+    let is_error = result.is_error == Some(true);
+    if let (false, Some(schema)) = (is_error, &tool.output_schema) {
+        check_output(
+            &serde_json::Value::Object((**schema).clone()),
+            result.structured_content.as_ref(),
+        )?;
+    }
+    let content: Vec<serde_json::Value> = result
+        .content
+        .iter()
+        .filter_map(|c| serde_json::to_value(c).ok())
+        .collect();
+    let rendered = render_result(&content, result.structured_content.as_ref(), max);
+    let _ = live;
+    Ok(ToolOutput {
+        text: rendered.text,
+        is_error,
+        image: rendered.image,
+    })
+}
