@@ -221,7 +221,13 @@ async fn send_once(
     };
     let result = handle.await_response().await;
     guard.id = None;
-    live.progress.remove(&token);
+    // rmcp handles each notification on its own task, so a progress notification sent just
+    // before the response may be delivered just after it: keep the route open briefly.
+    let routes = live.progress.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        routes.remove(&token);
+    });
     result.map_err(|e| service_error(live, e))
 }
 
