@@ -31,7 +31,6 @@ pub(crate) fn filesystem() -> PathBuf {
 }
 
 /// The venv python with the `mcp` package.
-#[allow(dead_code)]
 pub(crate) fn python() -> PathBuf {
     require(peers_dir().join("venv/bin/python"))
 }
