@@ -186,6 +186,7 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
             .await
             .map_err(|e| (e.to_string(), true))?;
         let found = discover(&service).await.map_err(|e| (e, false))?;
+        apply_log_level(cfg, &service).await;
         Ok::<_, (String, bool)>((service, found))
     })
     .await;
@@ -230,6 +231,26 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
         child: Some(child),
         shutdown_grace: opts.shutdown_grace,
     })
+}
+
+/// Legacy era: `logging/setLevel` once after the handshake, only to a server declaring
+/// logging. (Modern servers get the level per request in `_meta`; see `mrtr::request_meta`.)
+async fn apply_log_level(cfg: &ServerConfig, service: &RunningService<RoleClient, RhoClient>) {
+    let Some(level) = cfg.log_level else {
+        return;
+    };
+    let Some(info) = service.peer_info() else {
+        return;
+    };
+    if info.protocol_version.as_str() >= MODERN || info.capabilities.logging.is_none() {
+        return;
+    }
+    #[allow(deprecated)]
+    let params = rmcp::model::SetLevelRequestParams::new(crate::mrtr::wire_level(level));
+    #[allow(deprecated)]
+    if let Err(e) = service.set_level(params).await {
+        tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "logging/setLevel failed");
+    }
 }
 
 type Found = (Vec<Tool>, Vec<Prompt>, Vec<Resource>, Vec<ResourceTemplate>);
