@@ -87,6 +87,14 @@ pub enum CallError {
         /// Why it was not given.
         reason: String,
     },
+    /// The server does not offer this prompt or resource, or is not a live server.
+    #[error("MCP server `{server}` does not offer {what}")]
+    NotOffered {
+        /// Server identity.
+        server: String,
+        /// What was asked for.
+        what: String,
+    },
     /// The server kept asking for input.
     #[error("MCP server `{server}` asked for input more than {MAX_INPUT_ROUNDS} times")]
     TooManyInputRounds {
@@ -151,7 +159,8 @@ async fn call_rounds(
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = arguments;
     for _round in 0..=MAX_INPUT_ROUNDS {
-        let response = send_once(live, params.clone(), progress.clone()).await?;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+        let response = send_once(live, request, progress.clone()).await?;
         match response {
             ServerResult::CallToolResult(result) => return Ok(result),
             ServerResult::InputRequiredResult(ir) => {
@@ -198,14 +207,15 @@ impl Drop for CancelOnDrop {
     }
 }
 
-async fn send_once(
+/// Sends one request (with a progress token and, on modern servers, the `_meta` log level)
+/// and awaits its response; dropping the future sends the era's cancellation.
+pub(crate) async fn send_once(
     live: &Arc<LiveServer>,
-    params: CallToolRequestParams,
+    request: ClientRequest,
     progress: Option<mpsc::UnboundedSender<Progress>>,
 ) -> Result<ServerResult, CallError> {
     let mut opts = PeerRequestOptions::no_options();
     opts.meta = crate::mrtr::request_meta(live);
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = live
         .peer
         .send_request_with_option(request, opts)

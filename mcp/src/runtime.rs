@@ -66,6 +66,10 @@ pub struct LiveServer {
     pub inflight: crate::inflight::InFlight,
     /// The workspace advertised as the one root.
     pub workspace: Option<std::path::PathBuf>,
+    /// What the server declared.
+    pub capabilities: rmcp::model::ServerCapabilities,
+    /// Completion cache and single-flight gate.
+    pub completer: crate::completion::Completer,
     /// Mutable state.
     pub state: Mutex<LiveState>,
     /// Set once shutdown begins (late list refreshes are then expected to fail quietly).
@@ -315,6 +319,8 @@ fn live_server(config: ServerConfig, mut session: Session) -> Arc<LiveServer> {
         peer: session.service.peer().clone(),
         progress: session.progress.clone(),
         inflight: session.inflight.clone(),
+        capabilities: session.info.capabilities.clone(),
+        completer: crate::completion::Completer::default(),
         workspace: session.workspace.clone(),
         config,
         state: Mutex::new(state),

@@ -4,6 +4,7 @@
 mod cli_offline;
 mod modern_era;
 mod peers;
+mod prompts_resources;
 mod server_logs;
 mod stdio_lifecycle;
 mod tool_calls;
