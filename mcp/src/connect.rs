@@ -106,6 +106,8 @@ pub struct Session {
     pub progress: ProgressRoutes,
     /// List-change signals from the server.
     pub list_changed: mpsc::UnboundedReceiver<ListChanged>,
+    /// Sender side of `list_changed` (modern servers feed it from `subscriptions/listen`).
+    pub list_tx: mpsc::UnboundedSender<ListChanged>,
     /// In-flight calls, shared with the handler.
     pub inflight: InFlight,
     /// The workspace advertised as the root.
@@ -157,13 +159,15 @@ impl Session {
 pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Session, ConnectError> {
     let progress = ProgressRoutes::default();
     let inflight = InFlight::default();
-    let (handler, list_changed) = RhoClient::new(
+    let (list_tx, list_changed) = mpsc::unbounded_channel();
+    let handler = RhoClient::new(
         HandlerOptions {
             server_id: cfg.id.clone(),
             workspace: opts.workspace.clone(),
             inflight: inflight.clone(),
         },
         progress.clone(),
+        list_tx.clone(),
     );
     let TransportConfig::Stdio(stdio) = &cfg.transport else {
         return Err(ConnectError::HttpNotSupported);
@@ -226,6 +230,7 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
         service,
         progress,
         list_changed,
+        list_tx,
         inflight,
         workspace: opts.workspace.clone(),
         child: Some(child),

@@ -93,20 +93,17 @@ pub struct RhoClient {
 }
 
 impl RhoClient {
-    /// A handler plus the receiver of its list-change signals.
+    /// A handler that signals list changes on `list_changed`.
     pub fn new(
         opts: HandlerOptions,
         progress: ProgressRoutes,
-    ) -> (Self, mpsc::UnboundedReceiver<ListChanged>) {
-        let (tx, rx) = mpsc::unbounded_channel();
-        (
-            Self {
-                opts,
-                progress,
-                list_changed: tx,
-            },
-            rx,
-        )
+        list_changed: mpsc::UnboundedSender<ListChanged>,
+    ) -> Self {
+        Self {
+            opts,
+            progress,
+            list_changed,
+        }
     }
 
     /// The capabilities Rho declares: only those it will actually answer.

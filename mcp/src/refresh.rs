@@ -26,6 +26,52 @@ pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
     }
 }
 
+/// Modern era: list changes arrive on a `subscriptions/listen` stream; forward them into
+/// the same reconciliation as legacy notifications. Ends with the stream or the session.
+pub(crate) async fn listen_modern(
+    peer: rmcp::service::Peer<rmcp::service::RoleClient>,
+    caps: rmcp::model::ServerCapabilities,
+    tx: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+    server: String,
+) {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+    let mut filter = SubscriptionFilter::builder();
+    let mut any = false;
+    if caps.tools.as_ref().and_then(|t| t.list_changed) == Some(true) {
+        filter = filter.tools_list_changed();
+        any = true;
+    }
+    if caps.prompts.as_ref().and_then(|t| t.list_changed) == Some(true) {
+        filter = filter.prompts_list_changed();
+        any = true;
+    }
+    if caps.resources.as_ref().and_then(|t| t.list_changed) == Some(true) {
+        filter = filter.resources_list_changed();
+        any = true;
+    }
+    if !any {
+        return;
+    }
+    let mut sub = match peer.listen(filter.build()).await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::debug!(target: "rho::mcp", server = %server, error = %e, "subscriptions/listen not available");
+            return;
+        }
+    };
+    while let Ok(Some(n)) = sub.next().await {
+        let change = match n {
+            ServerNotification::ToolListChangedNotification(_) => ListChanged::Tools,
+            ServerNotification::PromptListChangedNotification(_) => ListChanged::Prompts,
+            ServerNotification::ResourceListChangedNotification(_) => ListChanged::Resources,
+            _ => continue,
+        };
+        if tx.send(change).is_err() {
+            return;
+        }
+    }
+}
+
 async fn refresh_tools(live: &LiveServer) -> Result<(), rmcp::ServiceError> {
     let tools = live.peer.list_all_tools().await?;
     let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);

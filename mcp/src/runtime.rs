@@ -313,6 +313,7 @@ fn live_server(config: ServerConfig, mut session: Session) -> Arc<LiveServer> {
     };
     let (_tx, empty_rx) = tokio::sync::mpsc::unbounded_channel();
     let list_rx = std::mem::replace(&mut session.list_changed, empty_rx);
+    let live_list_tx = session.list_tx.clone();
     let live = Arc::new(LiveServer {
         protocol_version: session.protocol_version.clone(),
         instructions: session.info.instructions.clone(),
@@ -327,6 +328,14 @@ fn live_server(config: ServerConfig, mut session: Session) -> Arc<LiveServer> {
         closing: std::sync::atomic::AtomicBool::new(false),
         session: tokio::sync::Mutex::new(Some(session)),
     });
+    if live.is_modern() {
+        tokio::spawn(crate::refresh::listen_modern(
+            live.peer.clone(),
+            live.capabilities.clone(),
+            live_list_tx,
+            live.config.id.clone(),
+        ));
+    }
     tokio::spawn(crate::refresh::watch_lists(Arc::downgrade(&live), list_rx));
     live
 }

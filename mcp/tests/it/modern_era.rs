@@ -135,3 +135,55 @@ async fn modern_input_rounds_answer_roots_and_no_question_is_asked_without_a_per
     assert!(message.contains("elicitation capability"), "{message}");
     rt.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changes_revise_withdraw_and_flag_added_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = start_modern(&dir.path().join("events")).await;
+    let out = rt
+        .call("mcp__py__reshape", None, CallContext::default())
+        .await
+        .unwrap();
+    assert!(out.text.contains("reshaped"));
+    let mut revised = false;
+    for _ in 0..50 {
+        let tools = rt.tools();
+        if tools
+            .iter()
+            .any(|t| t.name == "mcp__py__echo" && t.description.contains("Revised echo."))
+        {
+            revised = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(revised, "the revised description reaches the next turn");
+    let out = rt
+        .call(
+            "mcp__py__echo",
+            args(json!({"text": "x"})),
+            CallContext::default(),
+        )
+        .await
+        .unwrap();
+    assert!(out.text.contains("echo2: x"), "{}", out.text);
+    let r = rt
+        .call(
+            "mcp__py__weather",
+            args(json!({"city": "Oslo"})),
+            CallContext::default(),
+        )
+        .await;
+    assert!(matches!(r, Err(CallError::Withdrawn { .. })), "{r:?}");
+    assert!(
+        rt.tools().iter().any(|t| t.name == "mcp__py__weather"),
+        "withdrawn tools stay registered"
+    );
+    let live = rt.server("py").unwrap();
+    assert_eq!(live.snapshot().added, ["added_tool"]);
+    assert!(
+        rt.registry().get("mcp__py__added_tool").is_none(),
+        "added tools need a restart"
+    );
+    rt.shutdown().await;
+}
