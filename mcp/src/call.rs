@@ -136,12 +136,12 @@ impl McpRuntime {
                 tool: r.tool.clone(),
             })?;
         let budget = Budget::new(self.options().call_budget);
-        let _inflight = live.inflight.enter(budget.clone());
+        let _inflight = live.inflight.enter(budget.clone(), ctx.cancel.clone());
         let result = tokio::select! {
             biased;
             _ = ctx.cancel.cancelled() => Err(CallError::Cancelled),
             _ = budget.expired() => Err(CallError::Timeout(budget.total())),
-            r = call_rounds(live, &r.tool, arguments, ctx.progress.clone(), &budget) => r,
+            r = call_rounds(live, &r.tool, arguments, ctx.progress.clone(), &budget, &ctx.cancel) => r,
         }?;
         finish(live, &tool, result, self.max_output_bytes())
     }
@@ -155,6 +155,7 @@ async fn call_rounds(
     arguments: Option<JsonObject>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
     budget: &Budget,
+    cancel: &CancellationToken,
 ) -> Result<CallToolResult, CallError> {
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = arguments;
@@ -164,9 +165,13 @@ async fn call_rounds(
         match response {
             ServerResult::CallToolResult(result) => return Ok(result),
             ServerResult::InputRequiredResult(ir) => {
-                let responses: InputResponses =
-                    fulfil_input_requests(live, ir.input_requests.unwrap_or_default(), budget)
-                        .await?;
+                let responses: InputResponses = fulfil_input_requests(
+                    live,
+                    ir.input_requests.unwrap_or_default(),
+                    budget,
+                    cancel,
+                )
+                .await?;
                 params.input_responses = (!responses.is_empty()).then_some(responses);
                 params.request_state = ir.request_state;
             }

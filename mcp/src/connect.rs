@@ -28,6 +28,8 @@ pub struct ConnectOptions {
     pub shutdown_grace: Duration,
     /// The session workspace, advertised as the one root.
     pub workspace: Option<PathBuf>,
+    /// Responder, model and ledger of this run (absent ones declare nothing).
+    pub policies: crate::policy::Policies,
 }
 
 impl Default for ConnectOptions {
@@ -36,6 +38,7 @@ impl Default for ConnectOptions {
             startup_budget: Duration::from_secs(120),
             shutdown_grace: Duration::from_secs(3),
             workspace: std::env::current_dir().ok(),
+            policies: crate::policy::Policies::default(),
         }
     }
 }
@@ -76,6 +79,12 @@ pub enum ConnectError {
     HttpNotSupported,
 }
 
+/// Gate one's config half: `sampling = "ask"` in the selected config file (never a plugin).
+pub fn sampling_allowed(cfg: &ServerConfig) -> bool {
+    cfg.sampling == crate::config::SamplingPolicy::Ask
+        && matches!(cfg.source, crate::config::Source::Config)
+}
+
 fn stderr_suffix(stderr: &str) -> String {
     if stderr.is_empty() {
         String::new()
@@ -112,6 +121,8 @@ pub struct Session {
     pub inflight: InFlight,
     /// The workspace advertised as the root.
     pub workspace: Option<PathBuf>,
+    /// Responder, model and ledger of this run.
+    pub policies: crate::policy::Policies,
     child: Option<StdioChild>,
     shutdown_grace: Duration,
 }
@@ -165,6 +176,8 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
             server_id: cfg.id.clone(),
             workspace: opts.workspace.clone(),
             inflight: inflight.clone(),
+            policies: opts.policies.clone(),
+            sampling_allowed: sampling_allowed(cfg),
         },
         progress.clone(),
         list_tx.clone(),
@@ -233,6 +246,7 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
         list_tx,
         inflight,
         workspace: opts.workspace.clone(),
+        policies: opts.policies.clone(),
         child: Some(child),
         shutdown_grace: opts.shutdown_grace,
     })

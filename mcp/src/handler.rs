@@ -10,9 +10,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ListRootsResult, LoggingLevel,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    Root, RootsCapabilities,
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, FormElicitationCapability,
+    Implementation, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, Root, RootsCapabilities,
+    SamplingCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::ErrorData;
@@ -49,6 +51,10 @@ pub struct HandlerOptions {
     pub workspace: Option<PathBuf>,
     /// The server's in-flight calls (routing of legacy-era questions).
     pub inflight: crate::inflight::InFlight,
+    /// Responder, model and ledger of this run.
+    pub policies: crate::policy::Policies,
+    /// Gate one's config half for sampling.
+    pub sampling_allowed: bool,
 }
 
 /// Routes progress notifications to the call that owns the token.
@@ -114,7 +120,24 @@ impl RhoClient {
             roots.list_changed = Some(false);
             caps.roots = Some(roots);
         }
+        if self.opts.policies.responder.is_some() {
+            let mut form = FormElicitationCapability::default();
+            form.schema_validation = Some(false);
+            let mut elicitation = ElicitationCapability::default();
+            elicitation.form = Some(form);
+            caps.elicitation = Some(elicitation);
+        }
+        if self.declares_sampling() {
+            caps.sampling = Some(SamplingCapability::default());
+        }
         caps
+    }
+
+    /// Sampling is declared only with the config opt-in, a model and a person to confirm.
+    pub fn declares_sampling(&self) -> bool {
+        self.opts.sampling_allowed
+            && self.opts.policies.model.is_some()
+            && self.opts.policies.responder.is_some()
     }
 
     fn roots(&self) -> ListRootsResult {
@@ -166,6 +189,58 @@ impl rmcp::ClientHandler for RhoClient {
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         Ok(self.roots())
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let params = serde_json::to_value(&request).unwrap_or_default();
+        // Legacy era: the request names no call, so answer only with exactly one in flight.
+        let outcome = match self.opts.inflight.single() {
+            None => crate::elicit::Outcome::Decline,
+            Some((budget, cancel)) => {
+                let o = crate::elicit::elicit(
+                    &self.opts.policies,
+                    &self.opts.server_id,
+                    &params,
+                    Some(&budget),
+                )
+                .await;
+                if o == crate::elicit::Outcome::Cancel {
+                    cancel.cancel();
+                }
+                o
+            }
+        };
+        serde_json::from_value(crate::elicit::result_json(&outcome))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let Some((budget, cancel)) = self.opts.inflight.single() else {
+            return Err(ErrorData::invalid_request(
+                crate::sampling::SamplingError::NotRouted.to_string(),
+                None,
+            ));
+        };
+        let params = serde_json::to_value(&params).unwrap_or_default();
+        let result = crate::sampling::sample(
+            &self.opts.policies,
+            self.declares_sampling(),
+            &self.opts.server_id,
+            &params,
+            Some(&budget),
+            Some(&cancel),
+        )
+        .await
+        .map_err(|e| ErrorData::invalid_request(e.to_string(), None))?;
+        serde_json::from_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     async fn on_progress(

@@ -4,19 +4,21 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use tokio_util::sync::CancellationToken;
+
 use crate::budget::Budget;
 
 /// In-flight calls of one server session.
 #[derive(Debug, Clone, Default)]
 pub struct InFlight {
-    calls: Arc<Mutex<Vec<(u64, Budget)>>>,
+    calls: Arc<Mutex<Vec<(u64, Budget, CancellationToken)>>>,
     next: Arc<AtomicU64>,
 }
 
 /// Removes its call from the record when dropped.
 #[derive(Debug)]
 pub struct InFlightGuard {
-    calls: Arc<Mutex<Vec<(u64, Budget)>>>,
+    calls: Arc<Mutex<Vec<(u64, Budget, CancellationToken)>>>,
     id: u64,
 }
 
@@ -25,29 +27,29 @@ impl Drop for InFlightGuard {
         self.calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .retain(|(id, _)| *id != self.id);
+            .retain(|(id, _, _)| *id != self.id);
     }
 }
 
 impl InFlight {
-    /// Records a call (with its budget) until the guard drops.
-    pub fn enter(&self, budget: Budget) -> InFlightGuard {
+    /// Records a call (with its budget and turn cancellation) until the guard drops.
+    pub fn enter(&self, budget: Budget, cancel: CancellationToken) -> InFlightGuard {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         self.calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push((id, budget));
+            .push((id, budget, cancel));
         InFlightGuard {
             calls: Arc::clone(&self.calls),
             id,
         }
     }
 
-    /// The budget of the only call in flight; `None` with zero or several.
-    pub fn single(&self) -> Option<Budget> {
+    /// The budget and cancellation of the only call in flight; `None` with zero or several.
+    pub fn single(&self) -> Option<(Budget, CancellationToken)> {
         let calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
         match calls.as_slice() {
-            [(_, b)] => Some(b.clone()),
+            [(_, b, c)] => Some((b.clone(), c.clone())),
             _ => None,
         }
     }
@@ -75,9 +77,15 @@ mod tests {
     fn single_only_with_exactly_one_call() {
         let f = InFlight::default();
         assert!(f.single().is_none());
-        let a = f.enter(Budget::new(Duration::from_secs(1)));
+        let a = f.enter(
+            Budget::new(Duration::from_secs(1)),
+            CancellationToken::new(),
+        );
         assert!(f.single().is_some());
-        let b = f.enter(Budget::new(Duration::from_secs(1)));
+        let b = f.enter(
+            Budget::new(Duration::from_secs(1)),
+            CancellationToken::new(),
+        );
         assert!(f.single().is_none());
         drop(a);
         assert!(f.single().is_some());

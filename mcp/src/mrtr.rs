@@ -11,8 +11,10 @@ use rmcp::model::{InputRequest, InputRequests, InputResponses, LoggingLevel, Req
 use crate::budget::Budget;
 use crate::call::CallError;
 use crate::config::LogLevel;
+use crate::elicit::{elicit, result_json, Outcome};
 use crate::handler::roots_result;
 use crate::runtime::LiveServer;
+use crate::sampling::sample;
 
 /// Input rounds per request before Rho gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;
@@ -21,31 +23,52 @@ pub const MAX_INPUT_ROUNDS: usize = 8;
 pub(crate) async fn fulfil_input_requests(
     live: &Arc<LiveServer>,
     requests: InputRequests,
-    _budget: &Budget,
+    budget: &Budget,
+    cancel: &tokio_util::sync::CancellationToken,
 ) -> Result<InputResponses, CallError> {
+    let server = live.config.id.clone();
     let mut out = InputResponses::new();
     for (key, request) in requests {
         let value = match request {
             InputRequest::ListRoots(_) => {
                 serde_json::to_value(roots_result(live.workspace.as_deref())).unwrap_or_default()
             }
-            InputRequest::Elicitation(_) => return Err(CallError::InputRefused {
-                server: live.config.id.clone(),
-                reason:
-                    "the server asked a question and this run cannot put one in front of a person"
-                        .to_owned(),
-            }),
-            InputRequest::CreateMessage(_) => {
-                return Err(CallError::InputRefused {
-                    server: live.config.id.clone(),
-                    reason:
-                        "the server asked for sampling, which is not enabled for it in this run"
-                            .to_owned(),
-                })
+            InputRequest::Elicitation(req) => {
+                if live.policies.responder.is_none() {
+                    return Err(CallError::InputRefused {
+                        server,
+                        reason: "the server asked a question and this run cannot put one in front of a person".to_owned(),
+                    });
+                }
+                // Modern era: the question arrived inside this call's result, so the
+                // association is exact.
+                let params = serde_json::to_value(&req.params).unwrap_or_default();
+                let outcome = elicit(&live.policies, &server, &params, Some(budget)).await;
+                if outcome == Outcome::Cancel {
+                    cancel.cancel();
+                    return Err(CallError::Cancelled);
+                }
+                result_json(&outcome)
+            }
+            InputRequest::CreateMessage(req) => {
+                let params = serde_json::to_value(&req.params).unwrap_or_default();
+                sample(
+                    &live.policies,
+                    live.sampling_declared,
+                    &server,
+                    &params,
+                    Some(budget),
+                    Some(cancel),
+                )
+                .await
+                .map_err(|e| CallError::InputRefused {
+                    server: server.clone(),
+                    reason: e.to_string(),
+                })?
             }
             _ => {
                 return Err(CallError::InputRefused {
-                    server: live.config.id.clone(),
+                    server,
                     reason: "the server asked for an input kind Rho does not know".to_owned(),
                 })
             }

@@ -87,6 +87,7 @@ impl McpRuntime {
                             live,
                             ir.input_requests.unwrap_or_default(),
                             &budget,
+                            &cancel,
                         )
                         .await?;
                         params.input_responses = (!responses.is_empty()).then_some(responses);

@@ -66,6 +66,10 @@ pub struct LiveServer {
     pub inflight: crate::inflight::InFlight,
     /// The workspace advertised as the one root.
     pub workspace: Option<std::path::PathBuf>,
+    /// Responder, model and ledger of this run.
+    pub policies: crate::policy::Policies,
+    /// Whether sampling is declared to this server.
+    pub sampling_declared: bool,
     /// What the server declared.
     pub capabilities: rmcp::model::ServerCapabilities,
     /// Completion cache and single-flight gate.
@@ -321,6 +325,10 @@ fn live_server(config: ServerConfig, mut session: Session) -> Arc<LiveServer> {
         progress: session.progress.clone(),
         inflight: session.inflight.clone(),
         capabilities: session.info.capabilities.clone(),
+        policies: session.policies.clone(),
+        sampling_declared: crate::connect::sampling_allowed(&config)
+            && session.policies.model.is_some()
+            && session.policies.responder.is_some(),
         completer: crate::completion::Completer::default(),
         workspace: session.workspace.clone(),
         config,

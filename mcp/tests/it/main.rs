@@ -4,7 +4,9 @@
 mod cli_offline;
 mod modern_era;
 mod peers;
+mod policies;
 mod prompts_resources;
+mod questions;
 mod server_logs;
 mod stdio_lifecycle;
 mod tool_calls;

@@ -26,6 +26,7 @@ pub(crate) async fn start_modern(events: &Path) -> McpRuntime {
             startup_budget: Duration::from_secs(60),
             shutdown_grace: Duration::from_millis(500),
             workspace: Some("/work/ws".into()),
+            ..ConnectOptions::default()
         },
         call_budget: Duration::from_secs(60),
     };

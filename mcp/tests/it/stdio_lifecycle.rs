@@ -16,6 +16,7 @@ fn fast_opts(budget: Duration) -> StartOptions {
             startup_budget: budget,
             shutdown_grace: Duration::from_millis(500),
             workspace: Some(std::env::temp_dir()),
+            ..ConnectOptions::default()
         },
         ..StartOptions::default()
     }

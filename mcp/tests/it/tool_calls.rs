@@ -24,6 +24,7 @@ pub(crate) async fn start_everything(extra: &str, call_budget: Duration) -> McpR
             startup_budget: Duration::from_secs(60),
             shutdown_grace: Duration::from_millis(500),
             workspace: Some("/work/project dir".into()),
+            ..ConnectOptions::default()
         },
         call_budget,
     };
