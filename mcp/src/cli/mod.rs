@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use crate::config::{default_config_path, load_config_file, EntryState, McpConfig};
+use crate::config::{load_session_config, rho_home, EntryState, McpConfig};
 use crate::report::{configured_report, configured_reports, live_report, ServerReport};
 use crate::runtime::{McpRuntime, StartOptions};
 
@@ -49,13 +49,15 @@ pub enum McpCommand {
 pub fn mcp_cli(args: McpArgs, config: Option<&Path>) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr();
-    run(args, config, &mut out, &mut err)
+    run(args, config, &rho_home(), &mut out, &mut err)
 }
 
-/// [`mcp_cli`] with explicit output (stdout) and diagnostic (stderr) writers.
+/// [`mcp_cli`] with an explicit Rho home (default config and plugins) and explicit output
+/// (stdout) and diagnostic (stderr) writers.
 pub fn run(
     args: McpArgs,
     config: Option<&Path>,
+    home: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> ExitCode {
@@ -63,7 +65,7 @@ pub fn run(
         let _ = writeln!(err, "rho mcp: {msg}");
         ExitCode::from(1)
     };
-    let config = match load(config) {
+    let config = match load(config, home) {
         Ok(c) => c,
         Err(msg) => return fail(&msg),
     };
@@ -145,12 +147,8 @@ fn probe(config: &McpConfig) -> Result<Vec<ServerReport>, String> {
     })
 }
 
-fn load(config: Option<&Path>) -> Result<McpConfig, String> {
-    let (path, required): (PathBuf, bool) = match config {
-        Some(p) => (p.to_owned(), true),
-        None => (default_config_path(), false),
-    };
-    load_config_file(&path, required).map_err(|e| e.to_string())
+fn load(config: Option<&Path>, home: &Path) -> Result<McpConfig, String> {
+    load_session_config(config, home).map_err(|e| e.to_string())
 }
 
 fn write_reports(out: &mut dyn Write, reports: &[ServerReport], json: bool) -> std::io::Result<()> {

@@ -113,7 +113,7 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Parses one server entry; any problem disables only this entry.
-pub(crate) fn parse_entry(id: &str, raw: &Value, source: Source) -> ServerEntry {
+pub(super) fn parse_entry(id: &str, raw: &Value, source: Source) -> ServerEntry {
     let transport_name = raw
         .get("transport")
         .and_then(Value::as_str)

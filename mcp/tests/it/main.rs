@@ -4,6 +4,7 @@
 mod cli_offline;
 mod modern_era;
 mod peers;
+mod plugins;
 mod policies;
 mod prompts_resources;
 mod questions;

@@ -19,12 +19,18 @@ pub(crate) struct CliRun {
     pub(crate) stderr: String,
 }
 
-/// Runs `rho mcp <args>` with `--config <config>`.
+/// Runs `rho mcp <args>` with `--config <config>` and an empty Rho home.
 pub(crate) fn run_cli(config: &Path, args: &[&str]) -> CliRun {
+    let home = tempfile::tempdir().expect("tempdir");
+    run_cli_home(Some(config), home.path(), args)
+}
+
+/// Runs `rho mcp <args>` with an optional `--config` and the given Rho home.
+pub(crate) fn run_cli_home(config: Option<&Path>, home: &Path, args: &[&str]) -> CliRun {
     let cli = TestCli::try_parse_from(std::iter::once("mcp").chain(args.iter().copied()))
         .expect("arguments parse");
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = rho_mcp::run_cli(cli.args, Some(config), &mut out, &mut err);
+    let code = rho_mcp::run_cli(cli.args, config, home, &mut out, &mut err);
     CliRun {
         code,
         stdout: String::from_utf8(out).expect("utf8 stdout"),
