@@ -3,7 +3,7 @@
 mod text;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
