@@ -74,9 +74,9 @@ pub enum ConnectError {
         /// The budget.
         budget: Duration,
     },
-    /// Streamable HTTP is configured but not built yet.
-    #[error("the streamable_http transport is not supported yet by this build of Rho")]
-    HttpNotSupported,
+    /// The HTTP entry cannot be used (URL, headers, OAuth).
+    #[error(transparent)]
+    Http(#[from] crate::http::HttpSetupError),
 }
 
 /// Gate one's config half: `sampling = "ask"` in the selected config file (never a plugin).
@@ -182,49 +182,52 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
         progress.clone(),
         list_tx.clone(),
     );
-    let TransportConfig::Stdio(stdio) = &cfg.transport else {
-        return Err(ConnectError::HttpNotSupported);
-    };
-    let env = child_env_from_process(stdio)?;
-    if let Some(dir) = &cfg.plugin_data_dir {
-        std::fs::create_dir_all(dir).map_err(|source| SpawnError {
-            command: format!("(creating plugin data folder {})", dir.display()),
-            source,
-        })?;
-    }
-    let (child, stdout, stdin) = spawn(&cfg.id, stdio, &env)?;
     let lifecycle = ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: Some(ProtocolVersion::V_2025_11_25),
     };
-    let started = tokio::time::timeout(opts.startup_budget, async {
-        let service = handler
-            .serve_with_lifecycle((stdout, stdin), lifecycle)
-            .await
-            .map_err(|e| (e.to_string(), true))?;
-        let found = discover(&service).await.map_err(|e| (e, false))?;
-        apply_log_level(cfg, &service).await;
-        Ok::<_, (String, bool)>((service, found))
-    })
-    .await;
+    let (child, started) = match &cfg.transport {
+        TransportConfig::Stdio(stdio) => {
+            let env = child_env_from_process(stdio)?;
+            if let Some(dir) = &cfg.plugin_data_dir {
+                std::fs::create_dir_all(dir).map_err(|source| SpawnError {
+                    command: format!("(creating plugin data folder {})", dir.display()),
+                    source,
+                })?;
+            }
+            let (child, stdout, stdin) = spawn(&cfg.id, stdio, &env)?;
+            let started = start_within(cfg, opts, handler, (stdout, stdin), lifecycle).await;
+            (Some(child), started)
+        }
+        TransportConfig::StreamableHttp(http) => {
+            let transport = crate::http::transport(http)?;
+            (
+                None,
+                start_within(cfg, opts, handler, transport, lifecycle).await,
+            )
+        }
+    };
     let (service, (tools, prompts, resources, templates)) = match started {
-        Ok(Ok(v)) => v,
-        Ok(Err((message, handshake))) => {
+        Ok(v) => v,
+        Err(failure) => {
             // Give a dying server a moment to flush its last stderr lines.
             tokio::time::sleep(Duration::from_millis(50)).await;
-            let stderr = child.stderr_tail();
-            child.shutdown(opts.shutdown_grace).await;
-            return Err(if handshake {
-                ConnectError::Handshake { message, stderr }
-            } else {
-                discovery_error(&message)
-            });
-        }
-        Err(_) => {
-            tracing::warn!(target: "rho::mcp", server = %cfg.id, budget_s = opts.startup_budget.as_secs(), "MCP server startup timed out");
-            child.shutdown(opts.shutdown_grace).await;
-            return Err(ConnectError::Timeout {
-                budget: opts.startup_budget,
+            let stderr = child
+                .as_ref()
+                .map(StdioChild::stderr_tail)
+                .unwrap_or_default();
+            if let Some(child) = child {
+                child.shutdown(opts.shutdown_grace).await;
+            }
+            return Err(match failure {
+                Failure::Handshake(message) => ConnectError::Handshake { message, stderr },
+                Failure::Discovery(message) => discovery_error(&message),
+                Failure::Timeout => {
+                    tracing::warn!(target: "rho::mcp", server = %cfg.id, budget_s = opts.startup_budget.as_secs(), "MCP server startup timed out");
+                    ConnectError::Timeout {
+                        budget: opts.startup_budget,
+                    }
+                }
             });
         }
     };
@@ -247,7 +250,7 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
         inflight,
         workspace: opts.workspace.clone(),
         policies: opts.policies.clone(),
-        child: Some(child),
+        child,
         shutdown_grace: opts.shutdown_grace,
     })
 }
@@ -270,6 +273,39 @@ async fn apply_log_level(cfg: &ServerConfig, service: &RunningService<RoleClient
     if let Err(e) = service.set_level(params).await {
         tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "logging/setLevel failed");
     }
+}
+
+enum Failure {
+    Handshake(String),
+    Discovery(String),
+    Timeout,
+}
+
+/// Handshake (probing the modern era, falling back to legacy) and discovery, all within
+/// the startup budget.
+async fn start_within<T, E, A>(
+    cfg: &ServerConfig,
+    opts: &ConnectOptions,
+    handler: RhoClient,
+    transport: T,
+    lifecycle: ClientLifecycleMode,
+) -> Result<(RunningService<RoleClient, RhoClient>, Found), Failure>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let work = async {
+        let service = handler
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .map_err(|e| Failure::Handshake(e.to_string()))?;
+        let found = discover(&service).await.map_err(Failure::Discovery)?;
+        apply_log_level(cfg, &service).await;
+        Ok((service, found))
+    };
+    tokio::time::timeout(opts.startup_budget, work)
+        .await
+        .unwrap_or(Err(Failure::Timeout))
 }
 
 type Found = (Vec<Tool>, Vec<Prompt>, Vec<Resource>, Vec<ResourceTemplate>);

@@ -13,6 +13,7 @@ pub mod connect;
 pub mod elicit;
 pub mod env;
 pub mod handler;
+pub mod http;
 pub mod inflight;
 pub mod mrtr;
 pub mod policy;
