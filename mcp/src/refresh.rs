@@ -72,6 +72,38 @@ pub(crate) async fn listen_modern(
     }
 }
 
+/// Legacy Streamable HTTP: ping on an interval, because an idle proxy can drop a remote
+/// connection with no local signal. A failed ping is shown in status.
+pub(crate) async fn ping_loop(server: Weak<LiveServer>, every: std::time::Duration) {
+    use rmcp::model::{ClientRequest, PingRequest};
+    loop {
+        tokio::time::sleep(every).await;
+        let Some(live) = server.upgrade() else {
+            return;
+        };
+        if live.closing.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let sent = tokio::time::timeout(
+            every.max(std::time::Duration::from_secs(1)),
+            live.peer
+                .send_request(ClientRequest::PingRequest(PingRequest::default())),
+        )
+        .await;
+        let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match sent {
+            Ok(Ok(_)) => {
+                state.last_ping = Some(
+                    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+                );
+                state.ping_error = None;
+            }
+            Ok(Err(e)) => state.ping_error = Some(format!("ping failed: {e}")),
+            Err(_) => state.ping_error = Some("ping failed: no answer in time".to_owned()),
+        }
+    }
+}
+
 async fn refresh_tools(live: &LiveServer) -> Result<(), rmcp::ServiceError> {
     let tools = live.peer.list_all_tools().await?;
     let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);

@@ -164,7 +164,8 @@ pub fn live_report(
             } else {
                 Status::Connected
             };
-            r.error = state.failed.clone();
+            r.error = state.failed.clone().or(state.ping_error.clone());
+            r.last_ping = state.last_ping.clone();
             r.era = Some(live.protocol_version.clone());
             let id = &live.config.id;
             r.tools = state

@@ -19,6 +19,8 @@ pub struct StartOptions {
     pub connect: ConnectOptions,
     /// Per-call budget (seed: two minutes; paused while a person is asked).
     pub call_budget: Duration,
+    /// Ping interval for legacy-era Streamable HTTP servers (seed: once a minute).
+    pub ping_interval: Duration,
 }
 
 impl Default for StartOptions {
@@ -26,6 +28,7 @@ impl Default for StartOptions {
         Self {
             connect: ConnectOptions::default(),
             call_budget: Duration::from_secs(120),
+            ping_interval: Duration::from_secs(60),
         }
     }
 }
@@ -47,6 +50,10 @@ pub struct LiveState {
     pub templates: Vec<ResourceTemplate>,
     /// Set when the server died or its session ended.
     pub failed: Option<String>,
+    /// Last successful ping (RFC 3339), legacy Streamable HTTP only.
+    pub last_ping: Option<String>,
+    /// The last ping's failure, cleared by a later success.
+    pub ping_error: Option<String>,
 }
 
 /// A started server.
@@ -82,8 +89,17 @@ pub struct LiveServer {
 }
 
 impl LiveServer {
-    /// A snapshot of the live state.
+    /// A snapshot of the live state. A server whose session ended (a stdio child that died)
+    /// is marked failed here and is never restarted.
     pub fn snapshot(&self) -> LiveState {
+        if self.peer.is_transport_closed()
+            && !self.closing.load(std::sync::atomic::Ordering::SeqCst)
+        {
+            mark_failed(
+                self,
+                "its session ended (the server exited or the connection closed)".to_owned(),
+            );
+        }
         self.state
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -161,7 +177,7 @@ impl McpRuntime {
         let slots: Vec<Slot> = results
             .into_iter()
             .map(|(_, cfg, result)| match result {
-                Ok(session) => Slot::Live(live_server(cfg, session)),
+                Ok(session) => Slot::Live(live_server(cfg, session, opts.ping_interval)),
                 Err(e) => {
                     tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "MCP server disabled for this session");
                     Slot::Failed {
@@ -307,7 +323,7 @@ pub fn sampling_declared(cfg: &ServerConfig, has_model: bool) -> bool {
         && matches!(cfg.source, crate::config::Source::Config)
 }
 
-fn live_server(config: ServerConfig, mut session: Session) -> Arc<LiveServer> {
+fn live_server(config: ServerConfig, mut session: Session, ping: Duration) -> Arc<LiveServer> {
     let state = LiveState {
         tools: std::mem::take(&mut session.tools),
         prompts: std::mem::take(&mut session.prompts),
@@ -345,6 +361,9 @@ fn live_server(config: ServerConfig, mut session: Session) -> Arc<LiveServer> {
         ));
     }
     tokio::spawn(crate::refresh::watch_lists(Arc::downgrade(&live), list_rx));
+    if !live.is_modern() && live.config.transport.name() == "streamable_http" {
+        tokio::spawn(crate::refresh::ping_loop(Arc::downgrade(&live), ping));
+    }
     live
 }
 

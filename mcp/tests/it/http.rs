@@ -164,3 +164,41 @@ async fn redirects_are_not_followed() {
     );
     rt.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_http_servers_are_pinged_and_failures_shown() {
+    let mut peer = everything_http();
+    let text = format!(
+        "[mcp.servers.web]\ntransport = \"streamable_http\"\nurl = \"http://127.0.0.1:{}/mcp\"\n",
+        peer.port
+    );
+    let cfg = parse_config(&text, "t".as_ref()).unwrap();
+    let opts = StartOptions {
+        ping_interval: Duration::from_millis(300),
+        ..StartOptions::default()
+    };
+    let rt = McpRuntime::start(&cfg, opts).await.unwrap();
+    let entry = cfg.entries[0].clone();
+    let report = || rho_mcp::report::live_report(&entry, &rt.slots()[0], rt.registry());
+    let mut pinged = false;
+    for _ in 0..30 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if report().last_ping.is_some() {
+            pinged = true;
+            break;
+        }
+    }
+    assert!(pinged, "a ping succeeded");
+    let _ = peer.child.kill();
+    let _ = peer.child.wait();
+    let mut failed = None;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if let Some(e) = report().error {
+            failed = Some(e);
+            break;
+        }
+    }
+    assert!(failed.unwrap_or_default().contains("ping failed"));
+    rt.shutdown().await;
+}

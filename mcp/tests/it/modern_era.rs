@@ -29,6 +29,7 @@ pub(crate) async fn start_modern(events: &Path) -> McpRuntime {
             ..ConnectOptions::default()
         },
         call_budget: Duration::from_secs(60),
+        ..StartOptions::default()
     };
     McpRuntime::start(&cfg, opts).await.unwrap()
 }

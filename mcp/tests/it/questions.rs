@@ -23,6 +23,7 @@ async fn start(text: &str, policies: Policies) -> McpRuntime {
             policies,
         },
         call_budget: Duration::from_secs(60),
+        ..StartOptions::default()
     };
     McpRuntime::start(&cfg, opts).await.unwrap()
 }

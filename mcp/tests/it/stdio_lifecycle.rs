@@ -194,3 +194,47 @@ async fn zero_enabled_servers_start_nothing() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(!marker.exists(), "no process was started");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_dies_mid_session_fails_its_tools_and_is_not_restarted() {
+    let text = format!(
+        "[mcp.servers.ev]\ntransport = \"stdio\"\ncommand = {}\n",
+        q(&everything())
+    );
+    let cfg = parse_config(&text, "t".as_ref()).unwrap();
+    let rt = McpRuntime::start(&cfg, fast_opts(Duration::from_secs(60)))
+        .await
+        .unwrap();
+    let Slot::Live(live) = &rt.slots()[0] else {
+        panic!()
+    };
+    let pgid = live.pgid().await.unwrap();
+    nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let mut failed = None;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if let Some(f) = live.snapshot().failed {
+            failed = Some(f);
+            break;
+        }
+    }
+    assert!(failed.unwrap_or_default().contains("session ended"));
+    let r = rt
+        .call(
+            "mcp__ev__echo",
+            serde_json::json!({"message": "x"}).as_object().cloned(),
+            rho_mcp::call::CallContext::default(),
+        )
+        .await;
+    assert!(
+        matches!(r, Err(rho_mcp::call::CallError::Unavailable { .. })),
+        "{r:?}"
+    );
+    let report = rho_mcp::report::live_report(&cfg.entries[0], &rt.slots()[0], rt.registry());
+    assert_eq!(report.status, rho_mcp::report::Status::Failed);
+    rt.shutdown().await;
+}

@@ -27,6 +27,7 @@ pub(crate) async fn start_everything(extra: &str, call_budget: Duration) -> McpR
             ..ConnectOptions::default()
         },
         call_budget,
+        ..StartOptions::default()
     };
     McpRuntime::start(&cfg, opts)
         .await
