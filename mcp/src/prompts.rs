@@ -172,6 +172,7 @@ impl McpRuntime {
             })
         };
         let result = tokio::select! {
+            biased;
             _ = cancel.cancelled() => Err(CallError::Cancelled),
             _ = budget.expired() => Err(CallError::Timeout(budget.total())),
             r = work => r,
