@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 
 use crate::config::{ServerConfig, TransportConfig};
 use crate::env::{child_env_from_process, MissingEnv};
+use crate::eras::Era;
 use crate::handler::{HandlerOptions, ListChanged, ProgressRoutes, RhoClient};
 use crate::inflight::InFlight;
 use crate::stdio::{spawn, SpawnError, StdioChild};
@@ -30,6 +31,8 @@ pub struct ConnectOptions {
     pub workspace: Option<PathBuf>,
     /// Responder, model and ledger of this run (absent ones declare nothing).
     pub policies: crate::policy::Policies,
+    /// Where detected eras are remembered (none: always probe).
+    pub eras: Option<crate::eras::EraStore>,
 }
 
 impl Default for ConnectOptions {
@@ -39,6 +42,7 @@ impl Default for ConnectOptions {
             shutdown_grace: Duration::from_secs(3),
             workspace: std::env::current_dir().ok(),
             policies: crate::policy::Policies::default(),
+            eras: None,
         }
     }
 }
@@ -171,45 +175,46 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
     let progress = ProgressRoutes::default();
     let inflight = InFlight::default();
     let (list_tx, list_changed) = mpsc::unbounded_channel();
-    let handler = RhoClient::new(
-        HandlerOptions {
-            server_id: cfg.id.clone(),
-            workspace: opts.workspace.clone(),
-            inflight: inflight.clone(),
-            policies: opts.policies.clone(),
-            sampling_allowed: sampling_allowed(cfg),
-        },
-        progress.clone(),
-        list_tx.clone(),
-    );
-    let lifecycle = ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    let handler = || {
+        RhoClient::new(
+            HandlerOptions {
+                server_id: cfg.id.clone(),
+                workspace: opts.workspace.clone(),
+                inflight: inflight.clone(),
+                policies: opts.policies.clone(),
+                sampling_allowed: sampling_allowed(cfg),
+            },
+            progress.clone(),
+            list_tx.clone(),
+        )
     };
-    let (child, started) = match &cfg.transport {
-        TransportConfig::Stdio(stdio) => {
-            let env = child_env_from_process(stdio)?;
-            if let Some(dir) = &cfg.plugin_data_dir {
-                std::fs::create_dir_all(dir).map_err(|source| SpawnError {
-                    command: format!("(creating plugin data folder {})", dir.display()),
-                    source,
-                })?;
-            }
-            let (child, stdout, stdin) = spawn(&cfg.id, stdio, &env)?;
-            let started = start_within(cfg, opts, handler, (stdout, stdin), lifecycle).await;
-            (Some(child), started)
-        }
-        TransportConfig::StreamableHttp(http) => {
-            let transport = crate::http::transport(http)?;
-            (
-                None,
-                start_within(cfg, opts, handler, transport, lifecycle).await,
-            )
-        }
+    let deadline = tokio::time::Instant::now() + opts.startup_budget;
+    let remembered = opts.eras.as_ref().and_then(|e| e.recall(cfg));
+    let first = match remembered {
+        Some(Era::Legacy) => legacy_mode(),
+        _ => auto_mode(),
     };
+    let (mut child, mut started) = attempt(cfg, opts, handler(), first, deadline).await?;
+    if let Err(Failure::Handshake {
+        fallback: true,
+        message,
+    }) = &started
+    {
+        // The probe got an answer that is not `server/discover`'s (or an HTTP error): the
+        // server is not modern. Fall back to `initialize` on a fresh connection, within the
+        // same budget.
+        tracing::debug!(target: "rho::mcp", server = %cfg.id, probe = %message, "falling back to the legacy handshake");
+        if let Some(c) = child.take() {
+            c.shutdown(opts.shutdown_grace).await;
+        }
+        (child, started) = attempt(cfg, opts, handler(), legacy_mode(), deadline).await?;
+    }
     let (service, (tools, prompts, resources, templates)) = match started {
         Ok(v) => v,
         Err(failure) => {
+            if let (Some(store), Some(_)) = (&opts.eras, remembered) {
+                store.forget(cfg);
+            }
             // Give a dying server a moment to flush its last stderr lines.
             tokio::time::sleep(Duration::from_millis(50)).await;
             let stderr = child
@@ -220,7 +225,7 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
                 child.shutdown(opts.shutdown_grace).await;
             }
             return Err(match failure {
-                Failure::Handshake(message) => ConnectError::Handshake { message, stderr },
+                Failure::Handshake { message, .. } => ConnectError::Handshake { message, stderr },
                 Failure::Discovery(message) => discovery_error(&message),
                 Failure::Timeout => {
                     tracing::warn!(target: "rho::mcp", server = %cfg.id, budget_s = opts.startup_budget.as_secs(), "MCP server startup timed out");
@@ -235,6 +240,14 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
         .peer_info()
         .map(|i| (*i).clone())
         .unwrap_or_else(|| ServerPeerInfo::new(ProtocolVersion::V_2025_11_25, Default::default()));
+    if let Some(store) = &opts.eras {
+        let era = if info.protocol_version.as_str() >= MODERN {
+            Era::Modern
+        } else {
+            Era::Legacy
+        };
+        store.remember(cfg, era);
+    }
     Ok(Session {
         id: cfg.id.clone(),
         protocol_version: info.protocol_version.to_string(),
@@ -276,20 +289,81 @@ async fn apply_log_level(cfg: &ServerConfig, service: &RunningService<RoleClient
 }
 
 enum Failure {
-    Handshake(String),
+    /// `fallback`: the failure shows a server that is not modern (worth a legacy attempt).
+    Handshake {
+        message: String,
+        fallback: bool,
+    },
     Discovery(String),
     Timeout,
+}
+
+fn auto_mode() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+fn legacy_mode() -> ClientLifecycleMode {
+    ClientLifecycleMode::Initialize
+}
+
+type Started = Result<(RunningService<RoleClient, RhoClient>, Found), Failure>;
+
+/// One handshake attempt on a fresh transport (a new child for stdio).
+async fn attempt(
+    cfg: &ServerConfig,
+    opts: &ConnectOptions,
+    handler: RhoClient,
+    mode: ClientLifecycleMode,
+    deadline: tokio::time::Instant,
+) -> Result<(Option<StdioChild>, Started), ConnectError> {
+    let is_auto = matches!(mode, ClientLifecycleMode::Auto { .. });
+    Ok(match &cfg.transport {
+        TransportConfig::Stdio(stdio) => {
+            let env = child_env_from_process(stdio)?;
+            if let Some(dir) = &cfg.plugin_data_dir {
+                std::fs::create_dir_all(dir).map_err(|source| SpawnError {
+                    command: format!("(creating plugin data folder {})", dir.display()),
+                    source,
+                })?;
+            }
+            let (child, stdout, stdin) = spawn(&cfg.id, stdio, &env)?;
+            let started = start_within(
+                cfg,
+                handler,
+                (stdout, stdin),
+                mode,
+                deadline,
+                is_auto,
+                false,
+            )
+            .await;
+            (Some(child), started)
+        }
+        TransportConfig::StreamableHttp(http) => {
+            let transport = crate::http::transport(http)?;
+            let _ = opts;
+            (
+                None,
+                start_within(cfg, handler, transport, mode, deadline, is_auto, true).await,
+            )
+        }
+    })
 }
 
 /// Handshake (probing the modern era, falling back to legacy) and discovery, all within
 /// the startup budget.
 async fn start_within<T, E, A>(
     cfg: &ServerConfig,
-    opts: &ConnectOptions,
     handler: RhoClient,
     transport: T,
     lifecycle: ClientLifecycleMode,
-) -> Result<(RunningService<RoleClient, RhoClient>, Found), Failure>
+    deadline: tokio::time::Instant,
+    probing: bool,
+    http: bool,
+) -> Started
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
     E: std::error::Error + Send + Sync + 'static,
@@ -298,14 +372,28 @@ where
         let service = handler
             .serve_with_lifecycle(transport, lifecycle)
             .await
-            .map_err(|e| Failure::Handshake(e.to_string()))?;
+            .map_err(|e| Failure::Handshake {
+                fallback: probing && not_modern(&e, http),
+                message: e.to_string(),
+            })?;
         let found = discover(&service).await.map_err(Failure::Discovery)?;
         apply_log_level(cfg, &service).await;
         Ok((service, found))
     };
-    tokio::time::timeout(opts.startup_budget, work)
+    tokio::time::timeout_at(deadline, work)
         .await
         .unwrap_or(Err(Failure::Timeout))
+}
+
+/// Whether a failed probe shows a server that is simply not modern: it answered
+/// `server/discover` with something else, or (HTTP) refused the request outright.
+fn not_modern(e: &rmcp::service::ClientInitializeError, http: bool) -> bool {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::ExpectedInitResult(_) | E::ExpectedInitResponse(_) => true,
+        E::TransportError { .. } => http,
+        _ => false,
+    }
 }
 
 type Found = (Vec<Tool>, Vec<Prompt>, Vec<Resource>, Vec<ResourceTemplate>);

@@ -12,6 +12,7 @@ pub mod completion;
 pub mod connect;
 pub mod elicit;
 pub mod env;
+pub mod eras;
 pub mod handler;
 pub mod http;
 pub mod inflight;

@@ -1,5 +1,6 @@
 //! The `rho mcp list|show` command line: arguments, dispatch and exit codes.
 
+mod conformance;
 mod text;
 
 use std::io::Write;
@@ -9,6 +10,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 
 use crate::config::{load_session_config, rho_home, EntryState, McpConfig};
+use crate::eras::EraStore;
 use crate::report::{configured_report, configured_reports, live_report, ServerReport};
 use crate::runtime::{McpRuntime, StartOptions};
 
@@ -31,6 +33,12 @@ pub enum McpCommand {
         /// Print JSON (stable, documented in docs/mcp-client.md).
         #[arg(long)]
         json: bool,
+    },
+    /// Conformance-suite client (hidden): the suite appends the server URL.
+    #[command(hide = true, name = "conformance-client")]
+    ConformanceClient {
+        /// The suite's server URL.
+        url: String,
     },
     /// Show one configured MCP server.
     Show {
@@ -65,6 +73,9 @@ pub fn run(
         let _ = writeln!(err, "rho mcp: {msg}");
         ExitCode::from(1)
     };
+    if let McpCommand::ConformanceClient { url } = &args.command {
+        return conformance::run(url, err);
+    }
     let config = match load(config, home) {
         Ok(c) => c,
         Err(msg) => return fail(&msg),
@@ -73,7 +84,7 @@ pub fn run(
     let written = match args.command {
         McpCommand::List { connect, json } => {
             let reports = if connect {
-                match probe(&config) {
+                match probe(&config, home) {
                     Ok(r) => r,
                     Err(msg) => return fail(&msg),
                 }
@@ -82,6 +93,7 @@ pub fn run(
             };
             write_reports(&mut out, &reports, json)
         }
+        McpCommand::ConformanceClient { .. } => Ok(()),
         McpCommand::Show { id, connect, json } => {
             let Some(entry) = config.entry(&id) else {
                 return fail(&format!(
@@ -92,7 +104,7 @@ pub fn run(
             let report = if connect {
                 let mut only = config.clone();
                 only.entries.retain(|e| e.id == id);
-                match probe(&only) {
+                match probe(&only, home) {
                     Ok(mut r) if !r.is_empty() => r.remove(0),
                     Ok(_) => configured_report(entry),
                     Err(msg) => return fail(&msg),
@@ -116,7 +128,7 @@ pub fn run(
 
 /// Starts the enabled servers of `config` (no person to ask, no model: no elicitation or
 /// sampling declared), reports every entry, and shuts everything down.
-fn probe(config: &McpConfig) -> Result<Vec<ServerReport>, String> {
+fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
     if config.enabled().next().is_none() {
         // Zero-server fast path: no async runtime, no process, no connection.
         return Ok(configured_reports(config));
@@ -127,7 +139,9 @@ fn probe(config: &McpConfig) -> Result<Vec<ServerReport>, String> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     rt.block_on(async {
-        let Some(runtime) = McpRuntime::start(config, StartOptions::default()).await else {
+        let mut opts = StartOptions::default();
+        opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
+        let Some(runtime) = McpRuntime::start(config, opts).await else {
             return Ok(configured_reports(config));
         };
         let mut slots = runtime.slots().iter();

@@ -21,6 +21,7 @@ async fn start(text: &str, policies: Policies) -> McpRuntime {
             shutdown_grace: Duration::from_millis(500),
             workspace: Some("/work/ws".into()),
             policies,
+            ..ConnectOptions::default()
         },
         call_budget: Duration::from_secs(60),
         ..StartOptions::default()
