@@ -33,6 +33,8 @@ pub struct ConnectOptions {
     pub policies: crate::policy::Policies,
     /// Where detected eras are remembered (none: always probe).
     pub eras: Option<crate::eras::EraStore>,
+    /// Credential store and how this run may authorize.
+    pub oauth: crate::oauth::OAuthOptions,
 }
 
 impl Default for ConnectOptions {
@@ -43,6 +45,7 @@ impl Default for ConnectOptions {
             workspace: std::env::current_dir().ok(),
             policies: crate::policy::Policies::default(),
             eras: None,
+            oauth: crate::oauth::OAuthOptions::default(),
         }
     }
 }
@@ -78,9 +81,12 @@ pub enum ConnectError {
         /// The budget.
         budget: Duration,
     },
-    /// The HTTP entry cannot be used (URL, headers, OAuth).
+    /// The HTTP entry cannot be used (URL, headers).
     #[error(transparent)]
     Http(#[from] crate::http::HttpSetupError),
+    /// OAuth did not produce a usable token.
+    #[error(transparent)]
+    OAuth(#[from] crate::oauth::OAuthError),
 }
 
 /// Gate one's config half: `sampling = "ask"` in the selected config file (never a plugin).
@@ -188,27 +194,48 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
             list_tx.clone(),
         )
     };
-    let deadline = tokio::time::Instant::now() + opts.startup_budget;
     let remembered = opts.eras.as_ref().and_then(|e| e.recall(cfg));
-    let first = match remembered {
-        Some(Era::Legacy) => legacy_mode(),
-        _ => auto_mode(),
-    };
-    let (mut child, mut started) = attempt(cfg, opts, handler(), first, deadline).await?;
-    if let Err(Failure::Handshake {
-        fallback: true,
-        message,
-    }) = &started
-    {
-        // The probe got an answer that is not `server/discover`'s (or an HTTP error): the
-        // server is not modern. Fall back to `initialize` on a fresh connection, within the
-        // same budget.
-        tracing::debug!(target: "rho::mcp", server = %cfg.id, probe = %message, "falling back to the legacy handshake");
-        if let Some(c) = child.take() {
-            c.shutdown(opts.shutdown_grace).await;
+    let mut auth_rounds = 0;
+    let (child, started) = loop {
+        let deadline = tokio::time::Instant::now() + opts.startup_budget;
+        let first = match remembered {
+            Some(Era::Legacy) => legacy_mode(),
+            _ => auto_mode(),
+        };
+        let (mut child, mut started) = attempt(cfg, opts, handler(), first, deadline).await?;
+        if let Err(Failure::Handshake {
+            fallback: true,
+            message,
+            ..
+        }) = &started
+        {
+            // The probe got an answer that is not `server/discover`'s (or an HTTP error): the
+            // server is not modern. Fall back to `initialize` on a fresh connection, within
+            // the same budget.
+            tracing::debug!(target: "rho::mcp", server = %cfg.id, probe = %message, "falling back to the legacy handshake");
+            if let Some(c) = child.take() {
+                c.shutdown(opts.shutdown_grace).await;
+            }
+            (child, started) = attempt(cfg, opts, handler(), legacy_mode(), deadline).await?;
         }
-        (child, started) = attempt(cfg, opts, handler(), legacy_mode(), deadline).await?;
-    }
+        // A 401/403 challenge from an OAuth server: authorize (bounded), then start again.
+        let challenge = match &started {
+            Err(Failure::Handshake { challenge, .. } | Failure::Discovery { challenge, .. }) => {
+                challenge.clone()
+            }
+            _ => None,
+        };
+        match (&cfg.transport, challenge) {
+            (TransportConfig::StreamableHttp(http), Some(ch))
+                if crate::http::uses_oauth(http) && auth_rounds < crate::oauth::MAX_AUTH_ROUNDS =>
+            {
+                auth_rounds += 1;
+                let oauth_cfg = http.oauth.clone().unwrap_or_default();
+                crate::oauth::authorize(http, &oauth_cfg, &cfg.id, &opts.oauth, &ch).await?;
+            }
+            _ => break (child, started),
+        }
+    };
     let (service, (tools, prompts, resources, templates)) = match started {
         Ok(v) => v,
         Err(failure) => {
@@ -226,7 +253,7 @@ pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Sessio
             }
             return Err(match failure {
                 Failure::Handshake { message, .. } => ConnectError::Handshake { message, stderr },
-                Failure::Discovery(message) => discovery_error(&message),
+                Failure::Discovery { message, .. } => discovery_error(&message),
                 Failure::Timeout => {
                     tracing::warn!(target: "rho::mcp", server = %cfg.id, budget_s = opts.startup_budget.as_secs(), "MCP server startup timed out");
                     ConnectError::Timeout {
@@ -289,12 +316,17 @@ async fn apply_log_level(cfg: &ServerConfig, service: &RunningService<RoleClient
 }
 
 enum Failure {
-    /// `fallback`: the failure shows a server that is not modern (worth a legacy attempt).
+    /// `fallback`: the failure shows a server that is not modern (worth a legacy attempt);
+    /// `challenge`: the `WWW-Authenticate` of a 401/403.
     Handshake {
         message: String,
         fallback: bool,
+        challenge: Option<String>,
     },
-    Discovery(String),
+    Discovery {
+        message: String,
+        challenge: Option<String>,
+    },
     Timeout,
 }
 
@@ -342,6 +374,13 @@ async fn attempt(
             .await;
             (Some(child), started)
         }
+        TransportConfig::StreamableHttp(http) if crate::http::uses_oauth(http) => {
+            let transport = crate::oauth::transport(http, &cfg.id, &opts.oauth).await?;
+            (
+                None,
+                start_within(cfg, handler, transport, mode, deadline, is_auto, true).await,
+            )
+        }
         TransportConfig::StreamableHttp(http) => {
             let transport = crate::http::transport(http)?;
             let _ = opts;
@@ -372,11 +411,17 @@ where
         let service = handler
             .serve_with_lifecycle(transport, lifecycle)
             .await
-            .map_err(|e| Failure::Handshake {
-                fallback: probing && not_modern(&e, http),
-                message: e.to_string(),
+            .map_err(|e| {
+                let challenge = e.auth_challenge().map(str::to_owned);
+                Failure::Handshake {
+                    fallback: probing && challenge.is_none() && not_modern(&e, http),
+                    message: e.to_string(),
+                    challenge,
+                }
             })?;
-        let found = discover(&service).await.map_err(Failure::Discovery)?;
+        let found = discover(&service)
+            .await
+            .map_err(|(message, challenge)| Failure::Discovery { message, challenge })?;
         apply_log_level(cfg, &service).await;
         Ok((service, found))
     };
@@ -400,7 +445,15 @@ type Found = (Vec<Tool>, Vec<Prompt>, Vec<Resource>, Vec<ResourceTemplate>);
 
 /// `tools/list`, then prompts/resources/templates where the server declares them.
 /// Errors are prefixed `<request>: ` so they can be classified.
-async fn discover(service: &RunningService<RoleClient, RhoClient>) -> Result<Found, String> {
+async fn discover(
+    service: &RunningService<RoleClient, RhoClient>,
+) -> Result<Found, (String, Option<String>)> {
+    let err = |what: &str, e: rmcp::ServiceError| {
+        (
+            format!("{what}: {e}"),
+            e.auth_challenge().map(str::to_owned),
+        )
+    };
     let caps = service
         .peer_info()
         .map(|i| i.capabilities.clone())
@@ -409,7 +462,7 @@ async fn discover(service: &RunningService<RoleClient, RhoClient>) -> Result<Fou
         service
             .list_all_tools()
             .await
-            .map_err(|e| format!("tools/list: {e}"))?
+            .map_err(|e| err("tools/list", e))?
     } else {
         Vec::new()
     };
@@ -418,17 +471,17 @@ async fn discover(service: &RunningService<RoleClient, RhoClient>) -> Result<Fou
         prompts = service
             .list_all_prompts()
             .await
-            .map_err(|e| format!("prompts/list: {e}"))?;
+            .map_err(|e| err("prompts/list", e))?;
     }
     if caps.resources.is_some() {
         resources = service
             .list_all_resources()
             .await
-            .map_err(|e| format!("resources/list: {e}"))?;
+            .map_err(|e| err("resources/list", e))?;
         templates = service
             .list_all_resource_templates()
             .await
-            .map_err(|e| format!("resources/templates/list: {e}"))?;
+            .map_err(|e| err("resources/templates/list", e))?;
     }
     Ok((tools, prompts, resources, templates))
 }

@@ -33,9 +33,6 @@ pub enum HttpSetupError {
     /// A header name or value is not valid HTTP (the value is never printed).
     #[error("header `{0}` has an invalid name or value")]
     BadHeader(String),
-    /// The `[oauth]` table asks for the OAuth flow, which this build does not have.
-    #[error("OAuth is not supported yet by this build of Rho; configure an `Authorization` header through `headers_from_env` instead")]
-    OAuthNotSupported,
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
@@ -105,24 +102,40 @@ pub fn has_authorization(cfg: &HttpConfig) -> bool {
         .any(|k| k.eq_ignore_ascii_case("authorization"))
 }
 
-/// Builds the rmcp transport for a server entry.
+/// Builds the rmcp transport for a server entry without OAuth (see `oauth::transport`).
 pub fn transport(
     cfg: &HttpConfig,
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, HttpSetupError> {
-    let url = check_endpoint(&cfg.url)?;
-    if cfg.oauth.is_some() && !has_authorization(cfg) {
-        return Err(HttpSetupError::OAuthNotSupported);
-    }
-    let (headers, _secrets) = build_headers(cfg, |v| std::env::var(v).ok())?;
-    // rustls with the ring provider (no aws-lc); a provider already installed is fine.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let config = transport_config(cfg)?;
+    ensure_tls();
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| HttpSetupError::Client(e.to_string()))?;
+    Ok(StreamableHttpClientTransport::with_client(client, config))
+}
+
+/// Installs rustls' ring provider as the process default (no aws-lc) before any HTTP client
+/// is built; a provider already installed is fine.
+pub fn ensure_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// The rmcp transport settings: the checked URL and the configured headers.
+pub fn transport_config(
+    cfg: &HttpConfig,
+) -> Result<StreamableHttpClientTransportConfig, HttpSetupError> {
+    let url = check_endpoint(&cfg.url)?;
+    let (headers, _secrets) = build_headers(cfg, |v| std::env::var(v).ok())?;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
     config.custom_headers = headers;
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok(config)
+}
+
+/// Whether this entry uses the OAuth flow (an `[oauth]` table and no configured
+/// `Authorization` header, which would suppress the flow entirely).
+pub fn uses_oauth(cfg: &HttpConfig) -> bool {
+    cfg.oauth.is_some() && !has_authorization(cfg)
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub mod handler;
 pub mod http;
 pub mod inflight;
 pub mod mrtr;
+pub mod oauth;
 pub mod policy;
 pub mod prompts;
 pub mod refresh;

@@ -11,13 +11,17 @@ use serde_json::{json, Map, Value};
 
 use crate::call::CallContext;
 use crate::config::{
-    EntryState, HttpConfig, McpConfig, SamplingPolicy, ServerConfig, ServerEntry, Source,
-    ToolFilter, TransportConfig,
+    EntryState, HttpConfig, McpConfig, OAuthConfig, SamplingPolicy, ServerConfig, ServerEntry,
+    Source, ToolFilter, TransportConfig,
 };
+use crate::oauth::{Authorizer, OAuthOptions};
 use crate::policy::{
     Answer, AnswerValue, BoxFuture, FieldKind, Policies, Question, Responder, SamplingAsk,
 };
 use crate::runtime::{McpRuntime, Slot, StartOptions};
+
+/// The client metadata URL the conformance suite's authorization server expects.
+const CONFORMANCE_CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
 
 /// Accepts every form with its defaults (typed placeholders where there is none).
 struct AcceptDefaults;
@@ -111,6 +115,22 @@ fn custom_header_args(tool: &str) -> Map<String, Value> {
 /// Runs the mode; `err` receives diagnostics (stdout stays unused).
 pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    // Scenario data the suite hands over (e.g. a pre-registered client for auth scenarios).
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let oauth = OAuthConfig {
+        client_id: context["client_id"].as_str().map(str::to_owned),
+        // The suite's Client ID Metadata Document URL (its fixed test client identity).
+        client_metadata_url: Some(
+            context["client_metadata_url"]
+                .as_str()
+                .unwrap_or(CONFORMANCE_CIMD_URL)
+                .to_owned(),
+        ),
+        ..OAuthConfig::default()
+    };
     let cfg = ServerConfig {
         id: "conformance".to_owned(),
         source: Source::Config,
@@ -119,7 +139,7 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
             url: url.to_owned(),
             headers: BTreeMap::new(),
             headers_from_env: BTreeMap::new(),
-            oauth: None,
+            oauth: Some(oauth),
         }),
         tools: ToolFilter::default(),
         log_level: None,
@@ -135,6 +155,13 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
         ..McpConfig::default()
     };
     let mut opts = StartOptions::default();
+    // Only this mode may authorize headlessly; tokens stay in memory.
+    opts.connect.oauth = OAuthOptions {
+        store: None,
+        authorizer: Authorizer::Headless,
+        memory: Default::default(),
+        client_secret: context["client_secret"].as_str().map(str::to_owned),
+    };
     opts.connect.policies = Policies {
         responder: Some(Arc::new(AcceptDefaults)),
         ..Policies::default()

@@ -85,10 +85,6 @@ async fn http_rules_fail_only_that_server() {
 [mcp.servers.plain]
 transport = "streamable_http"
 url = "http://mcp.example.com/mcp"
-[mcp.servers.oauth]
-transport = "streamable_http"
-url = "https://mcp.example.com/mcp"
-[mcp.servers.oauth.oauth]
 [mcp.servers.unset]
 transport = "streamable_http"
 url = "http://127.0.0.1:9/mcp"
@@ -108,11 +104,6 @@ headers_from_env = { Authorization = "RHO_TEST_SURELY_UNSET_VAR" }
             .unwrap_or_else(|| panic!("{id} should fail"))
     };
     assert!(err("plain").contains("must use https"), "{}", err("plain"));
-    assert!(
-        err("oauth").contains("OAuth is not supported yet"),
-        "{}",
-        err("oauth")
-    );
     assert!(
         err("unset").contains("RHO_TEST_SURELY_UNSET_VAR"),
         "{}",
@@ -200,5 +191,35 @@ async fn legacy_http_servers_are_pinged_and_failures_shown() {
         }
     }
     assert!(failed.unwrap_or_default().contains("ping failed"));
+    rt.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_server_without_a_stored_token_is_not_authorized_by_connect() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let mut buf = vec![0u8; 8192];
+            let _ = s.read(&mut buf).await;
+            let reply = format!(
+                "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            let _ = s.write_all(reply.as_bytes()).await;
+        }
+    });
+    let text = format!(
+        "[mcp.servers.remote]\ntransport = \"streamable_http\"\nurl = \"http://127.0.0.1:{port}/mcp\"\n[mcp.servers.remote.oauth]\n"
+    );
+    let cfg = parse_config(&text, "t".as_ref()).unwrap();
+    // The CLI's --connect and any run without a person use Authorizer::Never.
+    let rt = McpRuntime::start(&cfg, StartOptions::default())
+        .await
+        .unwrap();
+    let Slot::Failed { error, .. } = &rt.slots()[0] else {
+        panic!("{:?}", rt.slots()[0])
+    };
+    assert!(error.contains("start Rho interactively once"), "{error}");
     rt.shutdown().await;
 }
