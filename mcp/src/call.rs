@@ -95,6 +95,14 @@ pub enum CallError {
         /// What was asked for.
         what: String,
     },
+    /// The server answered 401/403 with a challenge (OAuth servers may step up and retry).
+    #[error("MCP server `{server}` refused the request for lack of authorization")]
+    AuthChallenge {
+        /// Server identity.
+        server: String,
+        /// The `WWW-Authenticate` value.
+        challenge: String,
+    },
     /// The server kept asking for input.
     #[error("MCP server `{server}` asked for input more than {MAX_INPUT_ROUNDS} times")]
     TooManyInputRounds {
@@ -104,8 +112,68 @@ pub enum CallError {
 }
 
 impl McpRuntime {
-    /// Calls a tool by its exported name.
+    /// Calls a tool by its exported name. An OAuth server that answers with a scope
+    /// challenge is stepped up (when this run may authorize) and the call retried, a bounded
+    /// number of times.
     pub async fn call(
+        &self,
+        exported: &str,
+        arguments: Option<JsonObject>,
+        ctx: CallContext,
+    ) -> Result<ToolOutput, CallError> {
+        let mut rounds = 0;
+        loop {
+            match self
+                .call_once(exported, arguments.clone(), ctx.clone())
+                .await
+            {
+                Err(CallError::AuthChallenge { server, challenge })
+                    if rounds < crate::oauth::MAX_AUTH_ROUNDS =>
+                {
+                    rounds += 1;
+                    self.step_up(&server, &challenge).await?;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn step_up(&self, server: &str, challenge: &str) -> Result<(), CallError> {
+        let unavailable = |reason: String| CallError::Unavailable {
+            server: server.to_owned(),
+            reason,
+        };
+        let live = self
+            .server(server)
+            .ok_or_else(|| unavailable("it is not running".to_owned()))?;
+        let crate::config::TransportConfig::StreamableHttp(http) = &live.config.transport else {
+            return Err(unavailable(
+                "it asked for authorization over stdio".to_owned(),
+            ));
+        };
+        if !crate::http::uses_oauth(http) {
+            return Err(unavailable(
+                "it refused the configured credentials".to_owned(),
+            ));
+        }
+        let oauth_cfg = http.oauth.clone().unwrap_or_default();
+        let opts = &self.options().connect;
+        crate::oauth::step_up(http, &oauth_cfg, server, &opts.oauth, challenge)
+            .await
+            .map_err(|e| unavailable(e.to_string()))?;
+        let session = crate::connect::connect_shared(
+            &live.config,
+            opts,
+            live.progress.clone(),
+            live.inflight.clone(),
+        )
+        .await
+        .map_err(|e| unavailable(e.to_string()))?;
+        crate::runtime::replace_session(live, session).await;
+        Ok(())
+    }
+
+    async fn call_once(
         &self,
         exported: &str,
         arguments: Option<JsonObject>,
@@ -197,7 +265,7 @@ struct CancelOnDrop {
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if let Some(id) = self.id.take() {
-            let peer = self.live.peer.clone();
+            let peer = self.live.peer();
             let server = self.live.config.id.clone();
             tokio::spawn(async move {
                 let p = rmcp::model::CancelledNotificationParam::new(
@@ -222,7 +290,7 @@ pub(crate) async fn send_once(
     let mut opts = PeerRequestOptions::no_options();
     opts.meta = crate::mrtr::request_meta(live);
     let handle = live
-        .peer
+        .peer()
         .send_request_with_option(request, opts)
         .await
         .map_err(|e| service_error(live, e))?;
@@ -248,6 +316,12 @@ pub(crate) async fn send_once(
 
 /// Maps an rmcp error; a closed transport marks the server failed.
 pub(crate) fn service_error(live: &LiveServer, e: ServiceError) -> CallError {
+    if let Some(challenge) = e.auth_challenge() {
+        return CallError::AuthChallenge {
+            server: live.config.id.clone(),
+            challenge: challenge.to_owned(),
+        };
+    }
     match e {
         ServiceError::McpError(err) => CallError::Rpc {
             server: live.config.id.clone(),

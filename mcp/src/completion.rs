@@ -79,7 +79,7 @@ impl McpRuntime {
         }
         c.sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let values =
-            match tokio::time::timeout(COMPLETION_TIMEOUT, live.peer.complete(params)).await {
+            match tokio::time::timeout(COMPLETION_TIMEOUT, live.peer().complete(params)).await {
                 Ok(Ok(r)) => r.completion.values,
                 Ok(Err(e)) => {
                     tracing::debug!(target: "rho::mcp", server, error = %e, "completion failed");

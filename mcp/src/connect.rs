@@ -178,8 +178,17 @@ impl Session {
 /// Connects to one server within `opts.startup_budget`. On any failure the child (if one
 /// was started) is shut down before returning.
 pub async fn connect(cfg: &ServerConfig, opts: &ConnectOptions) -> Result<Session, ConnectError> {
-    let progress = ProgressRoutes::default();
-    let inflight = InFlight::default();
+    connect_shared(cfg, opts, ProgressRoutes::default(), InFlight::default()).await
+}
+
+/// [`connect`] reusing a live server's progress routes and in-flight record (a session
+/// re-established mid-run keeps routing to the same callers).
+pub(crate) async fn connect_shared(
+    cfg: &ServerConfig,
+    opts: &ConnectOptions,
+    progress: ProgressRoutes,
+    inflight: InFlight,
+) -> Result<Session, ConnectError> {
     let (list_tx, list_changed) = mpsc::unbounded_channel();
     let handler = || {
         RhoClient::new(

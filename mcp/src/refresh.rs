@@ -86,7 +86,7 @@ pub(crate) async fn ping_loop(server: Weak<LiveServer>, every: std::time::Durati
         }
         let sent = tokio::time::timeout(
             every.max(std::time::Duration::from_secs(1)),
-            live.peer
+            live.peer()
                 .send_request(ClientRequest::PingRequest(PingRequest::default())),
         )
         .await;
@@ -105,7 +105,7 @@ pub(crate) async fn ping_loop(server: Weak<LiveServer>, every: std::time::Durati
 }
 
 async fn refresh_tools(live: &LiveServer) -> Result<(), rmcp::ServiceError> {
-    let tools = live.peer.list_all_tools().await?;
+    let tools = live.peer().list_all_tools().await?;
     let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
     let before: Vec<String> = state.tools.iter().map(|t| t.name.to_string()).collect();
     let original: Vec<String> = before
@@ -134,7 +134,7 @@ async fn refresh_tools(live: &LiveServer) -> Result<(), rmcp::ServiceError> {
 }
 
 async fn refresh_prompts(live: &LiveServer) -> Result<(), rmcp::ServiceError> {
-    let prompts = live.peer.list_all_prompts().await?;
+    let prompts = live.peer().list_all_prompts().await?;
     live.state
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -143,8 +143,8 @@ async fn refresh_prompts(live: &LiveServer) -> Result<(), rmcp::ServiceError> {
 }
 
 async fn refresh_resources(live: &LiveServer) -> Result<(), rmcp::ServiceError> {
-    let resources = live.peer.list_all_resources().await?;
-    let templates = live.peer.list_all_resource_templates().await?;
+    let resources = live.peer().list_all_resources().await?;
+    let templates = live.peer().list_all_resource_templates().await?;
     let mut state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
     state.resources = resources;
     state.templates = templates;

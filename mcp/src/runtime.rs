@@ -65,8 +65,8 @@ pub struct LiveServer {
     pub protocol_version: String,
     /// Server instructions, if any.
     pub instructions: Option<String>,
-    /// The peer for requests.
-    pub peer: Peer<RoleClient>,
+    /// The peer for requests (replaced when a session is re-established after a scope step-up).
+    peer: std::sync::RwLock<Peer<RoleClient>>,
     /// Progress routes.
     pub progress: ProgressRoutes,
     /// In-flight calls (shared with the handler).
@@ -89,10 +89,18 @@ pub struct LiveServer {
 }
 
 impl LiveServer {
+    /// The current peer for requests.
+    pub fn peer(&self) -> Peer<RoleClient> {
+        self.peer
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// A snapshot of the live state. A server whose session ended (a stdio child that died)
     /// is marked failed here and is never restarted.
     pub fn snapshot(&self) -> LiveState {
-        if self.peer.is_transport_closed()
+        if self.peer().is_transport_closed()
             && !self.closing.load(std::sync::atomic::Ordering::SeqCst)
         {
             mark_failed(
@@ -337,7 +345,7 @@ fn live_server(config: ServerConfig, mut session: Session, ping: Duration) -> Ar
     let live = Arc::new(LiveServer {
         protocol_version: session.protocol_version.clone(),
         instructions: session.info.instructions.clone(),
-        peer: session.service.peer().clone(),
+        peer: std::sync::RwLock::new(session.service.peer().clone()),
         progress: session.progress.clone(),
         inflight: session.inflight.clone(),
         capabilities: session.info.capabilities.clone(),
@@ -352,19 +360,45 @@ fn live_server(config: ServerConfig, mut session: Session, ping: Duration) -> Ar
         closing: std::sync::atomic::AtomicBool::new(false),
         session: tokio::sync::Mutex::new(Some(session)),
     });
-    if live.is_modern() {
-        tokio::spawn(crate::refresh::listen_modern(
-            live.peer.clone(),
-            live.capabilities.clone(),
-            live_list_tx,
-            live.config.id.clone(),
-        ));
-    }
-    tokio::spawn(crate::refresh::watch_lists(Arc::downgrade(&live), list_rx));
+    spawn_watchers(&live, list_rx, live_list_tx);
     if !live.is_modern() && live.config.transport.name() == "streamable_http" {
         tokio::spawn(crate::refresh::ping_loop(Arc::downgrade(&live), ping));
     }
     live
+}
+
+fn spawn_watchers(
+    live: &Arc<LiveServer>,
+    list_rx: ListRx,
+    list_tx: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+) {
+    if live.is_modern() {
+        tokio::spawn(crate::refresh::listen_modern(
+            live.peer(),
+            live.capabilities.clone(),
+            list_tx,
+            live.config.id.clone(),
+        ));
+    }
+    tokio::spawn(crate::refresh::watch_lists(Arc::downgrade(live), list_rx));
+}
+
+/// Swaps in a re-established session (after an OAuth scope step-up): new peer, the old
+/// session closed, the failure mark cleared, list watchers restarted.
+pub(crate) async fn replace_session(live: &Arc<LiveServer>, mut session: Session) {
+    let (_tx, empty_rx) = tokio::sync::mpsc::unbounded_channel();
+    let list_rx = std::mem::replace(&mut session.list_changed, empty_rx);
+    let list_tx = session.list_tx.clone();
+    *live.peer.write().unwrap_or_else(PoisonError::into_inner) = session.service.peer().clone();
+    let old = live.session.lock().await.replace(session);
+    live.state
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .failed = None;
+    if let Some(old) = old {
+        tokio::spawn(old.close());
+    }
+    spawn_watchers(live, list_rx, list_tx);
 }
 
 /// Marks a server failed (it died or its session ended); its tools then fail with the reason.

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest,
-    AuthorizationSession, InMemoryCredentialStore,
+    AuthorizationSession, CredentialStore, InMemoryCredentialStore, WWWAuthenticateParams,
 };
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransport;
 
@@ -159,13 +159,55 @@ pub(crate) async fn transport(
     ))
 }
 
-/// Authorizes after a 401/403 challenge; the tokens land in the credential store.
+/// Authorizes after a 401 challenge; the tokens land in the credential store.
 pub(crate) async fn authorize(
     http: &HttpConfig,
     oauth: &OAuthConfig,
     server_id: &str,
     opts: &OAuthOptions,
     challenge: &str,
+) -> Result<(), OAuthError> {
+    authorize_scoped(http, oauth, server_id, opts, challenge, None).await
+}
+
+/// Scope step-up after a 403 `insufficient_scope`: authorizes again for the union of the
+/// scopes already granted and those the challenge names.
+pub(crate) async fn step_up(
+    http: &HttpConfig,
+    oauth: &OAuthConfig,
+    server_id: &str,
+    opts: &OAuthOptions,
+    challenge: &str,
+) -> Result<(), OAuthError> {
+    let base = url::Url::parse(&http.url).map_err(|e| OAuthError::Auth(e.to_string()))?;
+    let params = WWWAuthenticateParams::parse(challenge, &base);
+    let granted = match &opts.store {
+        Some(path) => {
+            FileCredentialStore::new(path.clone(), server_id)
+                .load()
+                .await?
+        }
+        None => opts.memory.get(server_id).load().await?,
+    }
+    .map(|c| c.granted_scopes)
+    .unwrap_or_default();
+    let mut scopes = granted;
+    for s in params.scope.as_deref().unwrap_or("").split_whitespace() {
+        if !scopes.iter().any(|x| x == s) {
+            scopes.push(s.to_owned());
+        }
+    }
+    let scopes = (!scopes.is_empty()).then_some(scopes);
+    authorize_scoped(http, oauth, server_id, opts, challenge, scopes).await
+}
+
+async fn authorize_scoped(
+    http: &HttpConfig,
+    oauth: &OAuthConfig,
+    server_id: &str,
+    opts: &OAuthOptions,
+    challenge: &str,
+    scopes: Option<Vec<String>>,
 ) -> Result<(), OAuthError> {
     if opts.authorizer == Authorizer::Never {
         return Err(OAuthError::NeedsAuthorization(server_id.to_owned()));
@@ -229,9 +271,10 @@ pub(crate) async fn authorize(
     if let Some(url) = &oauth.client_metadata_url {
         request = request.with_client_metadata_url(url.clone());
     }
-    request = match &oauth.scopes {
-        Some(scopes) => request.with_scopes(scopes.clone()),
-        None => request.with_initial_scope_selection(),
+    request = match (scopes, &oauth.scopes) {
+        (Some(s), _) => request.with_scopes(s),
+        (None, Some(s)) => request.with_scopes(s.clone()),
+        (None, None) => request.with_initial_scope_selection(),
     };
     let session = bounded("registration", DISCOVERY_BOUND, async {
         AuthorizationSession::new(m, request)
