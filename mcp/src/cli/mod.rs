@@ -141,6 +141,9 @@ fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
     rt.block_on(async {
         let mut opts = StartOptions::default();
         opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
+        // Stored tokens are reused (and refreshed); `--connect` never opens a browser.
+        opts.connect.oauth.store = Some(credentials_path(home));
+        opts.connect.oauth.authorizer = crate::oauth::Authorizer::Never;
         let Some(runtime) = McpRuntime::start(config, opts).await else {
             return Ok(configured_reports(config));
         };
@@ -159,6 +162,11 @@ fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
         runtime.shutdown().await;
         Ok(reports)
     })
+}
+
+/// Rho's OAuth credential file for MCP servers.
+pub fn credentials_path(home: &Path) -> std::path::PathBuf {
+    home.join("state").join("mcp-credentials.json")
 }
 
 fn load(config: Option<&Path>, home: &Path) -> Result<McpConfig, String> {

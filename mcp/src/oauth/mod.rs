@@ -40,6 +40,19 @@ pub enum Authorizer {
     Headless,
 }
 
+impl Authorizer {
+    /// What an interactive session of this process may use: the browser only with a
+    /// terminal and not in CI; otherwise never (headless is for the conformance mode only).
+    pub fn for_interactive_session() -> Self {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal() && std::env::var_os("CI").is_none() {
+            Authorizer::Browser
+        } else {
+            Authorizer::Never
+        }
+    }
+}
+
 /// OAuth settings of a run.
 #[derive(Debug, Clone, Default)]
 pub struct OAuthOptions {
