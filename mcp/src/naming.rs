@@ -66,7 +66,8 @@ pub fn assign_exported(full_names: &BTreeSet<String>) -> BTreeMap<String, String
     for long in full_names.iter().filter(|n| n.len() > MAX_TOOL_NAME) {
         let hash = sha_hex(long);
         let mut chosen = None;
-        for hex_len in SHORT_HASH..=hash.len() {
+        // Up to 63 hex digits: the prefix shrinks to nothing, the name stays within 64.
+        for hex_len in SHORT_HASH..=(SHORT_HASH + SHORT_PREFIX) {
             let prefix_len = SHORT_PREFIX - (hex_len - SHORT_HASH);
             // Full names are ASCII (encoding guarantees it), so byte slicing is char-safe.
             let candidate = format!("{}_{}", &long[..prefix_len], &hash[..hex_len]);
@@ -147,6 +148,25 @@ mod tests {
         assert_ne!(map[&long], first);
         assert_eq!(map[&long].len(), MAX_TOOL_NAME);
         assert_eq!(&map[&long][46..47], "_");
+    }
+
+    #[test]
+    fn shortening_never_runs_out_even_with_every_candidate_taken() {
+        let long = full_name("server", &"t".repeat(80));
+        let mut set: BTreeSet<String> = [long.clone()].into();
+        // Take every hash-based candidate the shortening could pick.
+        let hash = sha_hex(&long);
+        for hex_len in 16..=63 {
+            set.insert(format!(
+                "{}_{}",
+                &long[..47 - (hex_len - 16)],
+                &hash[..hex_len]
+            ));
+        }
+        let map = assign_exported(&set);
+        assert!(map[&long].len() <= MAX_TOOL_NAME);
+        let values: BTreeSet<&String> = map.values().collect();
+        assert_eq!(values.len(), set.len());
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub struct ServerReport {
     pub transport: Option<String>,
     /// The entry's `enabled` (false for malformed entries).
     pub enabled: bool,
-    /// `configured`, `disabled`, `malformed`, `connected` or `failed`.
+    /// `configured`, `disabled`, `malformed`, `connected`, `failed` or `not_loaded`.
     pub status: Status,
     /// `2026-07-28` or `2025-11-25` once connected, else null.
     pub era: Option<String>,
@@ -48,6 +48,8 @@ pub enum Status {
     Connected,
     /// Start, handshake or discovery failed (or the server died).
     Failed,
+    /// A session driven by another runtime (Claude CLI, ACP, Codex) starts no MCP server.
+    NotLoaded,
 }
 
 impl Status {
@@ -59,6 +61,7 @@ impl Status {
             Status::Malformed => "malformed",
             Status::Connected => "connected",
             Status::Failed => "failed",
+            Status::NotLoaded => "not_loaded",
         }
     }
 }
@@ -139,6 +142,22 @@ pub fn configured_report(entry: &ServerEntry) -> ServerReport {
     }
 }
 
+/// `/mcp` in a session driven by Claude CLI, ACP or Codex: every configured entry is shown
+/// as not loaded (Rho neither passes its config to them nor inherits theirs).
+pub fn not_loaded_reports(config: &McpConfig) -> Vec<ServerReport> {
+    config
+        .entries
+        .iter()
+        .map(|e| {
+            let mut r = configured_report(e);
+            if r.status == Status::Configured {
+                r.status = Status::NotLoaded;
+            }
+            r
+        })
+        .collect()
+}
+
 /// Config-only reports of every entry.
 pub fn configured_reports(config: &McpConfig) -> Vec<ServerReport> {
     config.entries.iter().map(configured_report).collect()
@@ -211,4 +230,23 @@ pub fn live_report(
         }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::parse_config;
+
+    #[test]
+    fn other_runtimes_show_entries_as_not_loaded() {
+        let cfg = parse_config(
+            "[mcp.servers.a]\ntransport = \"stdio\"\ncommand = \"x\"\n[mcp.servers.b]\ntransport = \"stdio\"\ncommand = \"x\"\nenabled = false\n",
+            "t".as_ref(),
+        )
+        .unwrap();
+        let r = not_loaded_reports(&cfg);
+        assert_eq!(r[0].status, Status::NotLoaded);
+        assert_eq!(r[1].status, Status::Disabled);
+        assert_eq!(serde_json::to_value(&r[0]).unwrap()["status"], "not_loaded");
+    }
 }
