@@ -12,7 +12,8 @@ use rho_mcp::runtime::{McpRuntime, StartOptions};
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> std::process::ExitCode {
     let mut args = std::env::args().skip(1);
-    let (Some(command), Some(calls)) = (args.next(), args.next().and_then(|n| n.parse::<u32>().ok()))
+    let (Some(command), Some(calls)) =
+        (args.next(), args.next().and_then(|n| n.parse::<u32>().ok()))
     else {
         eprintln!("usage: call_overhead <server-command> <calls>");
         return std::process::ExitCode::from(2);
@@ -28,13 +29,19 @@ async fn main() -> std::process::ExitCode {
     let startup = started.elapsed();
     let args = serde_json::json!({"message": "x"}).as_object().cloned();
     // Warm up once.
-    if let Err(e) = rt.call("mcp__b__echo", args.clone(), CallContext::default()).await {
+    if let Err(e) = rt
+        .call("mcp__b__echo", args.clone(), CallContext::default())
+        .await
+    {
         eprintln!("call failed: {e}");
         return std::process::ExitCode::from(1);
     }
     let t = Instant::now();
     for _ in 0..calls {
-        if let Err(e) = rt.call("mcp__b__echo", args.clone(), CallContext::default()).await {
+        if let Err(e) = rt
+            .call("mcp__b__echo", args.clone(), CallContext::default())
+            .await
+        {
             eprintln!("call failed: {e}");
             return std::process::ExitCode::from(1);
         }
