@@ -12,5 +12,6 @@ mod prompts_resources;
 mod questions;
 mod server_logs;
 mod stdio_lifecycle;
+mod tidy;
 mod tool_calls;
 mod util;

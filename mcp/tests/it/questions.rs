@@ -170,3 +170,32 @@ async fn modern_elicitation_is_answered_inside_the_call() {
     );
     rt.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_question_with_two_calls_in_flight_is_declined_without_asking() {
+    let (p, seen, _) = policies(Person::Agreeable, false);
+    let rt = start(&ev_config(""), p).await;
+    let long = tool(&rt, "trigger-long-running-operation");
+    let ask = tool(&rt, "trigger-elicitation-request");
+    let slow = rt.call(
+        &long,
+        serde_json::json!({"duration": 2, "steps": 2})
+            .as_object()
+            .cloned(),
+        CallContext::default(),
+    );
+    let question = async {
+        // Let the slow call get in flight first.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        rt.call(&ask, None, CallContext::default()).await
+    };
+    let (slow, question) = tokio::join!(slow, question);
+    assert!(slow.is_ok(), "{slow:?}");
+    let out = question.unwrap();
+    assert!(out.text.contains("decline"), "{}", out.text);
+    assert!(
+        seen.lock().unwrap().questions.is_empty(),
+        "nobody was asked"
+    );
+    rt.shutdown().await;
+}
