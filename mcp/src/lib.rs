@@ -14,6 +14,7 @@ pub mod elicit;
 pub mod env;
 pub mod eras;
 pub mod handler;
+pub(crate) mod handshake;
 pub mod http;
 pub mod inflight;
 pub mod mrtr;
