@@ -5,6 +5,7 @@ mod cli_offline;
 mod eras;
 mod http;
 mod modern_era;
+mod oauth_store;
 mod peers;
 mod plugins;
 mod policies;
