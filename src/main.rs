@@ -23,12 +23,17 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Logs go to stderr. rmcp's OAuth module logs authorization codes at debug, so it is
+    // capped at warn whatever RHO_LOG asks for: no credential reaches the logs.
+    let wanted = std::env::var("RHO_LOG").unwrap_or_else(|_| "warn".to_owned());
+    let filter =
+        tracing_subscriber::EnvFilter::try_new(format!("{wanted},rmcp::transport::auth=warn"))
+            .unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("warn,rmcp::transport::auth=warn")
+            });
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RHO_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
+        .with_env_filter(filter)
         .init();
     let cli = Cli::parse();
     match cli.command {
