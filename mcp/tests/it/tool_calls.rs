@@ -253,3 +253,40 @@ async fn output_is_capped_by_max_output_bytes() {
     assert_eq!(out.text, "Echo: a lo[... 10 bytes omitted]");
     rt.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filesystem_server_takes_the_workspace_root() {
+    // server-filesystem started without directories uses the client's roots.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("hello.txt"), "hi from the workspace").unwrap();
+    let text = format!(
+        "[mcp.servers.fs]\ntransport = \"stdio\"\ncommand = {}\n",
+        q(&crate::peers::filesystem())
+    );
+    let cfg = parse_config(&text, "t".as_ref()).unwrap();
+    let mut opts = StartOptions::default();
+    opts.connect.workspace = Some(ws.path().to_owned());
+    opts.connect.shutdown_grace = Duration::from_millis(500);
+    let rt = McpRuntime::start(&cfg, opts).await.unwrap();
+    let dirs = rt
+        .call(
+            "mcp__fs__list_allowed_directories",
+            None,
+            CallContext::default(),
+        )
+        .await
+        .unwrap();
+    let real = std::fs::canonicalize(ws.path()).unwrap();
+    assert!(dirs.text.contains(real.to_str().unwrap()), "{}", dirs.text);
+    let path = real.join("hello.txt");
+    let out = rt
+        .call(
+            "mcp__fs__read_text_file",
+            args(json!({"path": path.to_str().unwrap()})),
+            CallContext::default(),
+        )
+        .await
+        .unwrap();
+    assert!(out.text.contains("hi from the workspace"), "{}", out.text);
+    rt.shutdown().await;
+}
