@@ -268,16 +268,25 @@ async fn filesystem_server_takes_the_workspace_root() {
     opts.connect.workspace = Some(ws.path().to_owned());
     opts.connect.shutdown_grace = Duration::from_millis(500);
     let rt = McpRuntime::start(&cfg, opts).await.unwrap();
-    let dirs = rt
-        .call(
-            "mcp__fs__list_allowed_directories",
-            None,
-            CallContext::default(),
-        )
-        .await
-        .unwrap();
     let real = std::fs::canonicalize(ws.path()).unwrap();
-    assert!(dirs.text.contains(real.to_str().unwrap()), "{}", dirs.text);
+    // The server asks for roots on its own after the handshake; wait for it to apply them.
+    let mut last = String::new();
+    for _ in 0..50 {
+        last = rt
+            .call(
+                "mcp__fs__list_allowed_directories",
+                None,
+                CallContext::default(),
+            )
+            .await
+            .unwrap()
+            .text;
+        if last.contains(real.to_str().unwrap()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(last.contains(real.to_str().unwrap()), "{last}");
     let path = real.join("hello.txt");
     let out = rt
         .call(
