@@ -128,6 +128,8 @@ pub struct Session {
     pub list_changed: mpsc::UnboundedReceiver<ListChanged>,
     /// Sender side of `list_changed` (modern servers feed it from `subscriptions/listen`).
     pub list_tx: mpsc::UnboundedSender<ListChanged>,
+    /// Modern era: the acknowledged `subscriptions/listen` stream, opened during startup.
+    pub listen: Option<rmcp::service::Subscription>,
     /// In-flight calls, shared with the handler.
     pub inflight: InFlight,
     /// The workspace advertised as the root.
@@ -285,6 +287,17 @@ pub(crate) async fn connect_shared(
         };
         store.remember(cfg, era);
     }
+    let listen = if info.protocol_version.as_str() >= MODERN {
+        tokio::time::timeout(
+            opts.startup_budget,
+            crate::refresh::open_listen(service.peer(), &info.capabilities, &cfg.id),
+        )
+        .await
+        .ok()
+        .flatten()
+    } else {
+        None
+    };
     Ok(Session {
         id: cfg.id.clone(),
         protocol_version: info.protocol_version.to_string(),
@@ -297,6 +310,7 @@ pub(crate) async fn connect_shared(
         progress,
         list_changed,
         list_tx,
+        listen,
         inflight,
         workspace: opts.workspace.clone(),
         policies: opts.policies.clone(),

@@ -26,15 +26,15 @@ pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
     }
 }
 
-/// Modern era: list changes arrive on a `subscriptions/listen` stream; forward them into
-/// the same reconciliation as legacy notifications. Ends with the stream or the session.
-pub(crate) async fn listen_modern(
-    peer: rmcp::service::Peer<rmcp::service::RoleClient>,
-    caps: rmcp::model::ServerCapabilities,
-    tx: tokio::sync::mpsc::UnboundedSender<ListChanged>,
-    server: String,
-) {
-    use rmcp::model::{ServerNotification, SubscriptionFilter};
+/// Modern era: opens the `subscriptions/listen` stream for the lists the server declares
+/// `listChanged` for, and returns once the server acknowledged it (so no change made after
+/// startup is missed). `None` when there is nothing to listen to or listening failed.
+pub(crate) async fn open_listen(
+    peer: &rmcp::service::Peer<rmcp::service::RoleClient>,
+    caps: &rmcp::model::ServerCapabilities,
+    server: &str,
+) -> Option<rmcp::service::Subscription> {
+    use rmcp::model::SubscriptionFilter;
     let mut filter = SubscriptionFilter::builder();
     let mut any = false;
     if caps.tools.as_ref().and_then(|t| t.list_changed) == Some(true) {
@@ -50,15 +50,24 @@ pub(crate) async fn listen_modern(
         any = true;
     }
     if !any {
-        return;
+        return None;
     }
-    let mut sub = match peer.listen(filter.build()).await {
-        Ok(s) => s,
+    match peer.listen(filter.build()).await {
+        Ok(s) => Some(s),
         Err(e) => {
             tracing::debug!(target: "rho::mcp", server = %server, error = %e, "subscriptions/listen not available");
-            return;
+            None
         }
-    };
+    }
+}
+
+/// Forwards an acknowledged listen stream into the list-change reconciliation. Ends with the
+/// stream or the session.
+pub(crate) async fn forward_listen(
+    mut sub: rmcp::service::Subscription,
+    tx: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+) {
+    use rmcp::model::ServerNotification;
     while let Ok(Some(n)) = sub.next().await {
         let change = match n {
             ServerNotification::ToolListChangedNotification(_) => ListChanged::Tools,

@@ -342,6 +342,7 @@ fn live_server(config: ServerConfig, mut session: Session, ping: Duration) -> Ar
     let (_tx, empty_rx) = tokio::sync::mpsc::unbounded_channel();
     let list_rx = std::mem::replace(&mut session.list_changed, empty_rx);
     let live_list_tx = session.list_tx.clone();
+    let listen = session.listen.take();
     let live = Arc::new(LiveServer {
         protocol_version: session.protocol_version.clone(),
         instructions: session.info.instructions.clone(),
@@ -360,7 +361,7 @@ fn live_server(config: ServerConfig, mut session: Session, ping: Duration) -> Ar
         closing: std::sync::atomic::AtomicBool::new(false),
         session: tokio::sync::Mutex::new(Some(session)),
     });
-    spawn_watchers(&live, list_rx, live_list_tx);
+    spawn_watchers(&live, list_rx, live_list_tx, listen);
     if !live.is_modern() && live.config.transport.name() == "streamable_http" {
         tokio::spawn(crate::refresh::ping_loop(Arc::downgrade(&live), ping));
     }
@@ -371,14 +372,10 @@ fn spawn_watchers(
     live: &Arc<LiveServer>,
     list_rx: ListRx,
     list_tx: tokio::sync::mpsc::UnboundedSender<ListChanged>,
+    listen: Option<rmcp::service::Subscription>,
 ) {
-    if live.is_modern() {
-        tokio::spawn(crate::refresh::listen_modern(
-            live.peer(),
-            live.capabilities.clone(),
-            list_tx,
-            live.config.id.clone(),
-        ));
+    if let Some(sub) = listen {
+        tokio::spawn(crate::refresh::forward_listen(sub, list_tx));
     }
     tokio::spawn(crate::refresh::watch_lists(Arc::downgrade(live), list_rx));
 }
@@ -389,6 +386,7 @@ pub(crate) async fn replace_session(live: &Arc<LiveServer>, mut session: Session
     let (_tx, empty_rx) = tokio::sync::mpsc::unbounded_channel();
     let list_rx = std::mem::replace(&mut session.list_changed, empty_rx);
     let list_tx = session.list_tx.clone();
+    let listen = session.listen.take();
     *live.peer.write().unwrap_or_else(PoisonError::into_inner) = session.service.peer().clone();
     let old = live.session.lock().await.replace(session);
     live.state
@@ -398,7 +396,7 @@ pub(crate) async fn replace_session(live: &Arc<LiveServer>, mut session: Session
     if let Some(old) = old {
         tokio::spawn(old.close());
     }
-    spawn_watchers(live, list_rx, list_tx);
+    spawn_watchers(live, list_rx, list_tx, listen);
 }
 
 /// Marks a server failed (it died or its session ended); its tools then fail with the reason.

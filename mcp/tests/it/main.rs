@@ -2,6 +2,7 @@
 //! `mcp/tests/setup.sh` (see `peers.rs`); a missing peer fails the test.
 
 mod cli_offline;
+mod contracts;
 mod eras;
 mod http;
 mod modern_era;
