@@ -5,6 +5,7 @@ mod cli_offline;
 mod contracts;
 mod eras;
 mod http;
+mod legacy_lists;
 mod modern_era;
 mod oauth_store;
 mod peers;
