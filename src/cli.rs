@@ -7,6 +7,9 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "rho", version, about, long_about = None)]
 pub(crate) struct Cli {
+    /// MCP client configuration to use instead of ~/.rho/config.toml (replaces it, never merged).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
     #[command(flatten)]
@@ -56,6 +59,8 @@ pub(crate) enum Command {
     /// Read a project's journal without a running service.
     #[command(subcommand)]
     Journal(JournalCommand),
+    /// The MCP servers Rho's own agent can use: `rho mcp list|show`.
+    Mcp(rho_mcp::McpArgs),
 }
 
 #[derive(Debug, Subcommand)]

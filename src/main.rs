@@ -11,7 +11,6 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    init_logging();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -24,8 +23,15 @@ fn main() -> ExitCode {
             };
         }
     };
+    // A service logs what it does; one-shot commands only warnings.
+    init_logging(if cli.command.is_none() {
+        "info"
+    } else {
+        "warn"
+    });
     match cli.command {
         Some(cli::Command::Journal(cli::JournalCommand::Inspect(args))) => inspect::run(&args),
+        Some(cli::Command::Mcp(args)) => rho_mcp::mcp_cli(args, cli.config.as_deref()),
         None => match &cli.serve.pair {
             Some(file) => pair::run(file, cli.serve.project.as_deref()),
             None => serve::run(&cli.serve),
@@ -33,10 +39,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr through `tracing`; `RUST_LOG` selects what (default: info).
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+/// Logs go to stderr through `tracing`; `RUST_LOG` selects what. rmcp logs OAuth authorization
+/// codes at debug level, so its auth module is capped at warn whatever is asked: no credential
+/// reaches the logs.
+fn init_logging(default: &str) {
+    let wanted = std::env::var("RUST_LOG").unwrap_or_else(|_| default.to_string());
+    let filter =
+        tracing_subscriber::EnvFilter::try_new(format!("{wanted},rmcp::transport::auth=warn"))
+            .unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new(format!("{default},rmcp::transport::auth=warn"))
+            });
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -1,0 +1,187 @@
+//! The `rho mcp list|show` command line: arguments, dispatch and exit codes.
+
+mod conformance;
+mod text;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+use crate::config::{load_session_config, rho_home, EntryState, McpConfig};
+use crate::eras::EraStore;
+use crate::report::{configured_report, configured_reports, live_report, ServerReport};
+use crate::runtime::{McpRuntime, StartOptions};
+
+/// `rho mcp ...`
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+/// `rho mcp` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// List configured MCP servers without starting them.
+    List {
+        /// Start enabled servers and report live status, era and discovered tools.
+        #[arg(long)]
+        connect: bool,
+        /// Print JSON (stable, documented in docs/mcp-client.md).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Conformance-suite client (hidden): the suite appends the server URL.
+    #[command(hide = true, name = "conformance-client")]
+    ConformanceClient {
+        /// The suite's server URL.
+        url: String,
+    },
+    /// Show one configured MCP server.
+    Show {
+        /// Server identity (`<id>` or `<plugin>/<server>`).
+        id: String,
+        /// Start the server and report live status, tools, prompts and resources.
+        #[arg(long)]
+        connect: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `rho mcp ...`; `config` is the global `--config` file (replaces `~/.rho/config.toml`).
+pub fn mcp_cli(args: McpArgs, config: Option<&Path>) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr();
+    run(args, config, &rho_home(), &mut out, &mut err)
+}
+
+/// [`mcp_cli`] with an explicit Rho home (default config and plugins) and explicit output
+/// (stdout) and diagnostic (stderr) writers.
+pub fn run(
+    args: McpArgs,
+    config: Option<&Path>,
+    home: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode {
+    let mut fail = |msg: &str| {
+        let _ = writeln!(err, "rho mcp: {msg}");
+        ExitCode::from(1)
+    };
+    if let McpCommand::ConformanceClient { url } = &args.command {
+        return conformance::run(url, err);
+    }
+    let config = match load(config, home) {
+        Ok(c) => c,
+        Err(msg) => return fail(&msg),
+    };
+    let mut out = out;
+    let written = match args.command {
+        McpCommand::List { connect, json } => {
+            let reports = if connect {
+                match probe(&config, home) {
+                    Ok(r) => r,
+                    Err(msg) => return fail(&msg),
+                }
+            } else {
+                configured_reports(&config)
+            };
+            write_reports(&mut out, &reports, json)
+        }
+        McpCommand::ConformanceClient { .. } => Ok(()),
+        McpCommand::Show { id, connect, json } => {
+            let Some(entry) = config.entry(&id) else {
+                return fail(&format!(
+                    "no MCP server `{}` is configured",
+                    id.escape_default()
+                ));
+            };
+            let report = if connect {
+                let mut only = config.clone();
+                only.entries.retain(|e| e.id == id);
+                match probe(&only, home) {
+                    Ok(mut r) if !r.is_empty() => r.remove(0),
+                    Ok(_) => configured_report(entry),
+                    Err(msg) => return fail(&msg),
+                }
+            } else {
+                configured_report(entry)
+            };
+            if json {
+                write_json(&mut out, &report)
+            } else {
+                text::write_show(&mut out, &report)
+            }
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(&format!("cannot write output: {e}")),
+    }
+}
+
+/// Starts the enabled servers of `config` (no person to ask, no model: no elicitation or
+/// sampling declared), reports every entry, and shuts everything down.
+fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
+    if config.enabled().next().is_none() {
+        // Zero-server fast path: no async runtime, no process, no connection.
+        return Ok(configured_reports(config));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    rt.block_on(async {
+        let mut opts = StartOptions::default();
+        opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
+        // Stored tokens are reused (and refreshed); `--connect` never opens a browser.
+        opts.connect.oauth.store = Some(credentials_path(home));
+        opts.connect.oauth.authorizer = crate::oauth::Authorizer::Never;
+        let Some(runtime) = McpRuntime::start(config, opts).await else {
+            return Ok(configured_reports(config));
+        };
+        let mut slots = runtime.slots().iter();
+        let reports = config
+            .entries
+            .iter()
+            .map(|entry| {
+                let enabled = matches!(&entry.state, EntryState::Valid(c) if c.enabled);
+                match (enabled, enabled.then(|| slots.next()).flatten()) {
+                    (true, Some(slot)) => live_report(entry, slot, runtime.registry()),
+                    _ => configured_report(entry),
+                }
+            })
+            .collect();
+        runtime.shutdown().await;
+        Ok(reports)
+    })
+}
+
+/// Rho's OAuth credential file for MCP servers.
+pub fn credentials_path(home: &Path) -> std::path::PathBuf {
+    home.join("state").join("mcp-credentials.json")
+}
+
+fn load(config: Option<&Path>, home: &Path) -> Result<McpConfig, String> {
+    load_session_config(config, home).map_err(|e| e.to_string())
+}
+
+fn write_reports(out: &mut dyn Write, reports: &[ServerReport], json: bool) -> std::io::Result<()> {
+    if json {
+        write_json(out, &serde_json::json!({ "servers": reports }))
+    } else {
+        text::write_list(out, reports)
+    }
+}
+
+fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
+    writeln!(out)
+}

@@ -1,0 +1,228 @@
+//! One connection attempt: the transport (a child process, plain HTTP or OAuth HTTP), the
+//! two-era handshake and discovery within the start budget, classified failures.
+
+use rmcp::model::{Prompt, ProtocolVersion, Resource, ResourceTemplate, Tool};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+
+use crate::config::{ServerConfig, TransportConfig};
+use crate::connect::{ConnectError, ConnectOptions, MODERN};
+use crate::env::child_env_from_process;
+use crate::handler::RhoClient;
+use crate::stdio::{spawn, SpawnError, StdioChild};
+
+/// Legacy era: `logging/setLevel` once after the handshake, only to a server declaring
+/// logging. (Modern servers get the level per request in `_meta`; see `mrtr::request_meta`.)
+pub(crate) async fn apply_log_level(
+    cfg: &ServerConfig,
+    service: &RunningService<RoleClient, RhoClient>,
+) {
+    let Some(level) = cfg.log_level else {
+        return;
+    };
+    let Some(info) = service.peer_info() else {
+        return;
+    };
+    if info.protocol_version.as_str() >= MODERN || info.capabilities.logging.is_none() {
+        return;
+    }
+    #[allow(deprecated)]
+    let params = rmcp::model::SetLevelRequestParams::new(crate::mrtr::wire_level(level));
+    #[allow(deprecated)]
+    if let Err(e) = service.set_level(params).await {
+        tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "logging/setLevel failed");
+    }
+}
+
+pub(crate) enum Failure {
+    /// `fallback`: the failure shows a server that is not modern (worth a legacy attempt);
+    /// `challenge`: the `WWW-Authenticate` of a 401/403.
+    Handshake {
+        message: String,
+        fallback: bool,
+        challenge: Option<String>,
+    },
+    Discovery {
+        message: String,
+        challenge: Option<String>,
+    },
+    Timeout,
+}
+
+pub(crate) fn auto_mode() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+pub(crate) fn legacy_mode() -> ClientLifecycleMode {
+    ClientLifecycleMode::Initialize
+}
+
+pub(crate) type Started = Result<(RunningService<RoleClient, RhoClient>, Found), Failure>;
+
+/// One handshake attempt on a fresh transport (a new child for stdio).
+pub(crate) async fn attempt(
+    cfg: &ServerConfig,
+    opts: &ConnectOptions,
+    handler: RhoClient,
+    mode: ClientLifecycleMode,
+    deadline: tokio::time::Instant,
+) -> Result<(Option<StdioChild>, Started), ConnectError> {
+    let is_auto = matches!(mode, ClientLifecycleMode::Auto { .. });
+    Ok(match &cfg.transport {
+        TransportConfig::Stdio(stdio) => {
+            let env = child_env_from_process(stdio)?;
+            if let Some(dir) = &cfg.plugin_data_dir {
+                std::fs::create_dir_all(dir).map_err(|source| SpawnError {
+                    command: format!("(creating plugin data folder {})", dir.display()),
+                    source,
+                })?;
+            }
+            let (child, stdout, stdin) = spawn(&cfg.id, stdio, &env)?;
+            let started = start_within(
+                cfg,
+                handler,
+                (stdout, stdin),
+                mode,
+                deadline,
+                is_auto,
+                false,
+            )
+            .await;
+            (Some(child), started)
+        }
+        TransportConfig::StreamableHttp(http) if crate::http::uses_oauth(http) => {
+            let transport = crate::oauth::transport(http, &cfg.id, &opts.oauth).await?;
+            (
+                None,
+                start_within(cfg, handler, transport, mode, deadline, is_auto, true).await,
+            )
+        }
+        TransportConfig::StreamableHttp(http) => {
+            let transport = crate::http::transport(http)?;
+            let _ = opts;
+            (
+                None,
+                start_within(cfg, handler, transport, mode, deadline, is_auto, true).await,
+            )
+        }
+    })
+}
+
+/// Handshake (probing the modern era, falling back to legacy) and discovery, all within
+/// the startup budget.
+pub(crate) async fn start_within<T, E, A>(
+    cfg: &ServerConfig,
+    handler: RhoClient,
+    transport: T,
+    lifecycle: ClientLifecycleMode,
+    deadline: tokio::time::Instant,
+    probing: bool,
+    http: bool,
+) -> Started
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let work = async {
+        let service = handler
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .map_err(|e| {
+                let challenge = e.auth_challenge().map(str::to_owned);
+                Failure::Handshake {
+                    fallback: probing && challenge.is_none() && not_modern(&e, http),
+                    message: e.to_string(),
+                    challenge,
+                }
+            })?;
+        let found = discover(&service)
+            .await
+            .map_err(|(message, challenge)| Failure::Discovery { message, challenge })?;
+        apply_log_level(cfg, &service).await;
+        Ok((service, found))
+    };
+    tokio::time::timeout_at(deadline, work)
+        .await
+        .unwrap_or(Err(Failure::Timeout))
+}
+
+/// Whether a failed probe shows a server that is simply not modern: it answered
+/// `server/discover` with something else, or (HTTP) refused the request outright.
+pub(crate) fn not_modern(e: &rmcp::service::ClientInitializeError, http: bool) -> bool {
+    use rmcp::service::ClientInitializeError as E;
+    match e {
+        E::ExpectedInitResult(_) | E::ExpectedInitResponse(_) => true,
+        E::TransportError { .. } => http,
+        _ => false,
+    }
+}
+
+pub(crate) type Found = (Vec<Tool>, Vec<Prompt>, Vec<Resource>, Vec<ResourceTemplate>);
+
+/// `tools/list`, then prompts/resources/templates where the server declares them.
+/// Errors are prefixed `<request>: ` so they can be classified.
+pub(crate) async fn discover(
+    service: &RunningService<RoleClient, RhoClient>,
+) -> Result<Found, (String, Option<String>)> {
+    let err = |what: &str, e: rmcp::ServiceError| {
+        (
+            format!("{what}: {e}"),
+            e.auth_challenge().map(str::to_owned),
+        )
+    };
+    let caps = service
+        .peer_info()
+        .map(|i| i.capabilities.clone())
+        .unwrap_or_default();
+    let tools = if caps.tools.is_some() {
+        service
+            .list_all_tools()
+            .await
+            .map_err(|e| err("tools/list", e))?
+    } else {
+        Vec::new()
+    };
+    let (mut prompts, mut resources, mut templates) = (Vec::new(), Vec::new(), Vec::new());
+    if caps.prompts.is_some() {
+        prompts = service
+            .list_all_prompts()
+            .await
+            .map_err(|e| err("prompts/list", e))?;
+    }
+    if caps.resources.is_some() {
+        resources = service
+            .list_all_resources()
+            .await
+            .map_err(|e| err("resources/list", e))?;
+        templates = service
+            .list_all_resource_templates()
+            .await
+            .map_err(|e| err("resources/templates/list", e))?;
+    }
+    Ok((tools, prompts, resources, templates))
+}
+
+pub(crate) fn discovery_error(message: &str) -> ConnectError {
+    for request in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ] {
+        if let Some(rest) = message
+            .strip_prefix(request)
+            .and_then(|r| r.strip_prefix(": "))
+        {
+            return ConnectError::Discovery {
+                request,
+                message: rest.to_owned(),
+            };
+        }
+    }
+    ConnectError::Discovery {
+        request: "discovery",
+        message: message.to_owned(),
+    }
+}

