@@ -18,6 +18,7 @@ pub mod files;
 pub mod fsutil;
 pub mod identity;
 pub mod limits;
+pub mod media;
 pub mod open;
 pub mod owners;
 pub mod paths;

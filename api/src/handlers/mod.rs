@@ -4,6 +4,7 @@ mod capability;
 mod data;
 mod documents;
 mod files;
+mod media;
 mod observation;
 mod pairing;
 mod projects;
@@ -99,6 +100,7 @@ pub fn register_service_operations(
     documents::register(table, &services)?;
     files::register(table, &services)?;
     tables::register(table, &services)?;
+    media::register(table, &services)?;
     Ok(())
 }
 

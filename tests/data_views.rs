@@ -1,0 +1,194 @@
+//! Owners Charts, Media and R over HTTP: data.plot sampling and dropping, media.describe of byte-exact files, object.read selections, UI entries, plugin selection; none starts R.
+
+mod util;
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use util::Service;
+
+/// A script standing in for Rscript that records every call; no data view may start it.
+fn rscript_spy(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("Rscript");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> {}\n",
+            dir.join("rscript-called").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+struct Env {
+    _root: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    spy: tempfile::TempDir,
+    s: Service,
+    project: String,
+    dir: PathBuf,
+}
+
+fn start(limits: Option<Value>, plugins: Option<&str>) -> Env {
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let spy = tempfile::tempdir().unwrap();
+    let script = rscript_spy(spy.path());
+    let mut args = vec![
+        "--root".to_string(),
+        root.path().to_str().unwrap().to_string(),
+        "--state-dir".to_string(),
+        state.path().to_str().unwrap().to_string(),
+        "--rscript".to_string(),
+        script.to_str().unwrap().to_string(),
+    ];
+    if let Some(l) = limits {
+        let f = spy.path().join("limits.json");
+        std::fs::write(&f, l.to_string()).unwrap();
+        args.extend(["--limits".into(), f.to_str().unwrap().to_string()]);
+    }
+    if let Some(p) = plugins {
+        args.extend(["--plugins".into(), p.to_string()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let s = Service::spawn(&args, &[], root.path(), state.path());
+    let (status, p) = s.call("project.create", json!({"name": "views"}));
+    assert_eq!(status, 200, "{p}");
+    let project = p["value"]["id"].as_str().unwrap().to_string();
+    let dir = PathBuf::from(p["value"]["path"].as_str().unwrap());
+    Env {
+        _root: root,
+        _state: state,
+        spy,
+        s,
+        project,
+        dir,
+    }
+}
+
+impl Env {
+    fn call(&self, op: &str, mut body: Value) -> (u16, Value) {
+        body["projectId"] = json!(self.project);
+        self.s.call(op, body)
+    }
+    fn ok(&self, op: &str, body: Value) -> Value {
+        let (status, v) = self.call(op, body);
+        assert_eq!(status, 200, "{op}: {v}");
+        v["value"].clone()
+    }
+    fn err(&self, op: &str, body: Value) -> (u16, Value) {
+        let (status, v) = self.call(op, body);
+        assert_ne!(status, 200, "{op}: {v}");
+        (status, v["error"].clone())
+    }
+    /// Writes `bytes` to `path` and registers them; the reply's `{id, version}`.
+    fn put(&self, path: &str, bytes: &[u8], extra: Value) -> Value {
+        std::fs::write(self.dir.join(path), bytes).unwrap();
+        let mut body = json!({"changeId": format!("put-{path}-{}", bytes.len()), "path": path, "kind": "file", "format": "bin"});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        let r = self.ok("resource.register", body);
+        json!({"id": r["id"], "version": r["version"]})
+    }
+    fn rscript_was_called(&self) -> bool {
+        self.spy.path().join("rscript-called").exists()
+    }
+}
+
+fn png(w: u32, h: u32) -> Vec<u8> {
+    let mut b = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13];
+    b.extend_from_slice(b"IHDR");
+    b.extend_from_slice(&w.to_be_bytes());
+    b.extend_from_slice(&h.to_be_bytes());
+    b.extend_from_slice(&[8, 2, 0, 0, 0, 0x12, 0x34, 0x56, 0x78]);
+    b
+}
+
+fn jpeg(w: u16, h: u16) -> Vec<u8> {
+    let mut b = vec![0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x08];
+    b.extend_from_slice(b"Exif\0\0");
+    b.extend_from_slice(&[0xFF, 0xC0, 0x00, 0x11, 0x08]);
+    b.extend_from_slice(&h.to_be_bytes());
+    b.extend_from_slice(&w.to_be_bytes());
+    b.extend_from_slice(&[3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xFF, 0xD9]);
+    b
+}
+
+const PDF: &str = "%PDF-1.3\n1 0 obj\n<</Type/Catalog/Pages 2 0 R>>\nendobj\n\
+2 0 obj\n<</Type/Pages/Count 2/Kids[3 0 R 4 0 R]/MediaBox[0 0 595 842]>>\nendobj\n\
+3 0 obj\n<</Type/Page/Parent 2 0 R>>\nendobj\n\
+4 0 obj\n<</Type/Page/Parent 2 0 R/MediaBox[0 0 792 612]>>\nendobj\n\
+trailer\n<</Root 1 0 R/Size 5>>\n%%EOF\n";
+
+#[test]
+fn media_describe_reads_sizes_from_exact_bytes() {
+    let e = start(None, None);
+    let d = |r: Value| e.ok("media.describe", json!({"resource": r}));
+    let p = d(e.put("a.png", &png(640, 480), json!({"media": {"format": "png"}})));
+    assert_eq!(
+        (
+            &p["format"],
+            p["width"].as_f64(),
+            p["height"].as_f64(),
+            &p["units"]
+        ),
+        (&json!("png"), Some(640.0), Some(480.0), &json!("px"))
+    );
+    assert!(p.get("pages").is_none());
+    let j = d(e.put("b.jpg", &jpeg(1024, 768), json!({})));
+    assert_eq!(
+        (&j["format"], j["width"].as_f64(), j["height"].as_f64()),
+        (&json!("jpeg"), Some(1024.0), Some(768.0))
+    );
+    let s = d(e.put(
+        "c.svg",
+        br#"<svg xmlns="http://www.w3.org/2000/svg" width="3in" height="150px"/>"#,
+        json!({}),
+    ));
+    assert_eq!(
+        (s["width"].as_f64(), s["height"].as_f64()),
+        (Some(288.0), Some(150.0))
+    );
+    let v = d(e.put("d.svg", br#"<svg viewBox="0 0 40 30"></svg>"#, json!({})));
+    assert_eq!((&v["width"], &v["height"]), (&Value::Null, &Value::Null));
+    assert_eq!(v["viewBox"], json!([0.0, 0.0, 40.0, 30.0]));
+    let f = d(e.put("e.pdf", PDF.as_bytes(), json!({})));
+    assert_eq!((&f["format"], &f["units"]), (&json!("pdf"), &json!("pt")));
+    assert_eq!(
+        f["pages"],
+        json!([{"width": 595.0, "height": 842.0}, {"width": 792.0, "height": 612.0}])
+    );
+
+    // Unsupported bytes, a declaration the bytes contradict, and a broken PDF are invalid.
+    let gif = e.put("f.gif", b"GIF89a\x01\x00\x01\x00", json!({}));
+    let (status, err) = e.err("media.describe", json!({"resource": gif}));
+    assert_eq!((status, err["code"].as_str()), (400, Some("invalid")));
+    assert!(
+        err["message"].as_str().unwrap().contains("unsupported"),
+        "{err}"
+    );
+    let lie = e.put("g.png", &jpeg(2, 2), json!({"media": {"format": "png"}}));
+    assert_eq!(
+        e.err("media.describe", json!({"resource": lie})).1["code"],
+        "invalid"
+    );
+    let broken = e.put(
+        "h.pdf",
+        b"%PDF-1.7\n1 0 obj <</Type /ObjStm>> endobj",
+        json!({}),
+    );
+    assert_eq!(
+        e.err("media.describe", json!({"resource": broken})).1["code"],
+        "invalid"
+    );
+
+    // A changed, uncaptured file is stale through Files' read path.
+    let old = e.put("a2.png", &png(1, 1), json!({}));
+    std::fs::write(e.dir.join("a2.png"), png(2, 2)).unwrap();
+    let (status, err) = e.err("media.describe", json!({"resource": old}));
+    assert_eq!((status, err["code"].as_str()), (409, Some("stale")));
+    assert!(!e.rscript_was_called());
+}
