@@ -192,3 +192,91 @@ fn media_describe_reads_sizes_from_exact_bytes() {
     assert_eq!((status, err["code"].as_str()), (409, Some("stale")));
     assert!(!e.rscript_was_called());
 }
+
+fn table_decl(key: bool) -> Value {
+    json!({"format": "csv", "columns": [
+        {"name": "id", "type": "string"},
+        {"name": "x", "type": "integer", "missing": ["NA"]},
+        {"name": "y", "type": "number", "missing": ["NA", ""]},
+        {"name": "label", "type": "string"}],
+        "key": if key { json!({"column": "id", "namespace": "sample"}) } else { Value::Null }})
+}
+
+#[test]
+fn data_plot_drops_missing_rows_and_strides_above_the_limit() {
+    let e = start(Some(json!({"resources": {"maxChartPoints": 4}})), None);
+    // Rows 1..=12; x missing in row 3, y missing in rows 5 and 8: 9 plottable rows.
+    let mut csv = String::from("id,x,y,label\n");
+    for i in 1..=12 {
+        let x = if i == 3 {
+            "NA".to_string()
+        } else {
+            i.to_string()
+        };
+        let y = match i {
+            5 => "NA".to_string(),
+            8 => String::new(),
+            _ => format!("{}.5", i * 10),
+        };
+        csv.push_str(&format!("s{i},{x},{y},L{i}\n"));
+    }
+    let t = e.put(
+        "t.csv",
+        csv.as_bytes(),
+        json!({"kind": "table", "format": "csv", "table": table_decl(true)}),
+    );
+    let p = e.ok("data.plot", json!({"resource": t, "x": "x", "y": "y"}));
+    assert_eq!(p["dropped"], 3);
+    // ceil(9 / 4) = 3: the 1st, 4th and 7th plottable rows in file order (s1, s6, s10).
+    assert_eq!(
+        p["sampling"],
+        json!({"sampled": true, "total": 9, "returned": 3, "method": "stride", "step": 3})
+    );
+    let keys: Vec<&str> = p["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pt| pt["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["s1", "s6", "s10"]);
+    assert_eq!(
+        (p["points"][1]["x"].as_f64(), p["points"][1]["y"].as_f64()),
+        (Some(6.0), Some(60.5))
+    );
+    assert_eq!(p["namespace"], "sample");
+
+    // Under the limit nothing is sampled; an unkeyed table gives points without keys.
+    let small = e.put(
+        "u.csv",
+        b"id,x,y,label\na,1,2,p\nb,3,,q\n",
+        json!({"kind": "table", "format": "csv", "table": table_decl(false)}),
+    );
+    let p = e.ok("data.plot", json!({"resource": small, "x": "y", "y": "x"}));
+    assert_eq!(
+        (
+            p["dropped"].as_u64(),
+            p["sampling"]["sampled"].as_bool(),
+            p["sampling"]["step"].as_u64()
+        ),
+        (Some(1), Some(false), Some(1))
+    );
+    assert_eq!(p["points"], json!([{"x": 2.0, "y": 1.0}]));
+
+    // Non-numeric or unknown columns are invalid naming the field; a file without a table declaration too.
+    for (x, y, field) in [("label", "y", "x"), ("x", "id", "y"), ("x", "nope", "y")] {
+        let (status, err) = e.err("data.plot", json!({"resource": t, "x": x, "y": y}));
+        assert_eq!(
+            (status, err["code"].as_str()),
+            (400, Some("invalid")),
+            "{err}"
+        );
+        assert_eq!(err["details"]["field"], field, "{err}");
+    }
+    let raw = e.put("raw.csv", b"x,y\n1,2\n", json!({}));
+    assert_eq!(
+        e.err("data.plot", json!({"resource": raw, "x": "x", "y": "y"}))
+            .1["code"],
+        "invalid"
+    );
+    assert!(!e.rscript_was_called());
+}

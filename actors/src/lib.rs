@@ -5,6 +5,7 @@
 //! rebuilds it from a snapshot plus the journal tail; [`project_actor`] serializes one project's
 //! writes; [`service`] supervises projects. [`codec`] is the only place that knows bincode.
 
+pub mod charts;
 pub mod child;
 pub mod children;
 pub mod codec;

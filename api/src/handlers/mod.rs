@@ -1,6 +1,7 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
 mod capability;
+mod charts;
 mod data;
 mod documents;
 mod files;
@@ -101,6 +102,7 @@ pub fn register_service_operations(
     files::register(table, &services)?;
     tables::register(table, &services)?;
     media::register(table, &services)?;
+    charts::register(table, &services)?;
     Ok(())
 }
 
