@@ -280,3 +280,78 @@ fn data_plot_drops_missing_rows_and_strides_above_the_limit() {
     );
     assert!(!e.rscript_was_called());
 }
+
+#[test]
+fn object_read_selects_by_pointer_and_refuses_bad_snapshots_and_large_selections() {
+    let e = start(None, None);
+    let snap = json!({"schemaVersion": 1, "classes": ["summary.lm", "list"],
+        "provenance": {"rVersion": "4.4.1", "expression": "summary(fit)"},
+        "value": {"coefficients": [[1.25, 0.5], [3.0, 0.25]], "r.squared": 0.82, "a/b": {"~": "t"},
+            "big": "x".repeat(70 * 1024)}});
+    let r = e.put(
+        "fit.json",
+        snap.to_string().as_bytes(),
+        json!({"kind": "object", "format": "json"}),
+    );
+    let read = |ptr: Option<&str>| {
+        let mut body = json!({"resource": r});
+        if let Some(p) = ptr {
+            body["pointer"] = json!(p);
+        }
+        e.call("object.read", body)
+    };
+    let (status, v) = read(Some("/coefficients/1/0"));
+    assert_eq!(status, 200, "{v}");
+    let v = &v["value"];
+    assert_eq!(
+        (v["value"].clone(), v["pointer"].clone()),
+        (json!(3.0), json!("/coefficients/1/0"))
+    );
+    assert_eq!(v["classes"], json!(["summary.lm", "list"]));
+    assert_eq!(v["provenance"]["rVersion"], "4.4.1");
+    assert_eq!(read(Some("/r.squared")).1["value"]["value"], json!(0.82));
+    assert_eq!(read(Some("/a~1b/~0")).1["value"]["value"], json!("t"));
+
+    // Nothing selected is not_found; a malformed pointer is invalid.
+    let (status, err) = read(Some("/coefficients/9"));
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (404, Some("not_found"))
+    );
+    let (status, err) = read(Some("coefficients"));
+    assert_eq!(
+        (status, err["error"]["details"]["field"].as_str()),
+        (400, Some("pointer"))
+    );
+    // The whole value (with the 70 KiB string) and the string itself are above maxReadBytes.
+    for ptr in [None, Some("/big")] {
+        let (status, err) = read(ptr);
+        assert_eq!(
+            (
+                status,
+                err["error"]["code"].as_str(),
+                err["error"]["details"]["limit"].as_str()
+            ),
+            (429, Some("limit"), Some("resources.maxReadBytes")),
+            "{ptr:?}"
+        );
+    }
+    // Not a snapshot: wrong schemaVersion, missing value, not JSON.
+    for (i, bad) in [
+        json!({"schemaVersion": 2, "classes": [], "provenance": {}, "value": 1}).to_string(),
+        json!({"schemaVersion": 1, "classes": ["x"], "provenance": {}}).to_string(),
+        "not json".to_string(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let b = e.put(&format!("bad{i}.json"), bad.as_bytes(), json!({}));
+        let (status, err) = e.err("object.read", json!({"resource": b}));
+        assert_eq!(
+            (status, err["code"].as_str()),
+            (400, Some("invalid")),
+            "{bad}"
+        );
+    }
+    assert!(!e.rscript_was_called());
+}

@@ -20,6 +20,7 @@ pub mod fsutil;
 pub mod identity;
 pub mod limits;
 pub mod media;
+pub mod objects;
 pub mod open;
 pub mod owners;
 pub mod paths;

@@ -13,6 +13,7 @@ pub fn all() -> Vec<OperationSpec> {
     ops.extend_from_slice(crate::tables::contract::OPERATIONS);
     ops.extend_from_slice(crate::media::contract::OPERATIONS);
     ops.extend_from_slice(crate::charts::contract::OPERATIONS);
+    ops.extend_from_slice(crate::objects::contract::OPERATIONS);
     ops.sort_by_key(|o| o.name);
     ops
 }

@@ -6,6 +6,7 @@ mod data;
 mod documents;
 mod files;
 mod media;
+mod objects;
 mod observation;
 mod pairing;
 mod projects;
@@ -103,6 +104,7 @@ pub fn register_service_operations(
     tables::register(table, &services)?;
     media::register(table, &services)?;
     charts::register(table, &services)?;
+    objects::register(table, &services)?;
     Ok(())
 }
 
