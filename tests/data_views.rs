@@ -93,6 +93,12 @@ impl Env {
         let r = self.ok("resource.register", body);
         json!({"id": r["id"], "version": r["version"]})
     }
+    /// `capability.list` (not project-scoped).
+    fn caps(&self) -> Value {
+        let (status, v) = self.s.call("capability.list", json!({}));
+        assert_eq!(status, 200, "{v}");
+        v["value"].clone()
+    }
     fn rscript_was_called(&self) -> bool {
         self.spy.path().join("rscript-called").exists()
     }
@@ -354,4 +360,99 @@ fn object_read_selects_by_pointer_and_refuses_bad_snapshots_and_large_selections
         );
     }
     assert!(!e.rscript_was_called());
+}
+
+fn entry_names(caps: &Value) -> Vec<String> {
+    caps["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn ui_entries_are_listed_for_available_owners_only() {
+    let e = start(None, None);
+    let caps = e.caps();
+    assert_eq!(
+        entry_names(&caps),
+        ["rho.media", "rho.object", "rho.scatter", "rho.table"]
+    );
+    for entry in caps["entries"].as_array().unwrap() {
+        assert_eq!(entry["version"], "0.2.0", "{entry}");
+        assert!(entry["props"].is_object(), "{entry}");
+    }
+    let find = |name: &str| {
+        caps["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        (
+            find("rho.scatter")["owner"].clone(),
+            find("rho.object")["owner"].clone()
+        ),
+        (json!("charts"), json!("r"))
+    );
+    assert!(find("rho.object")["summary"]
+        .as_str()
+        .unwrap()
+        .contains("No browser renderer yet"));
+    let scatter_props = find("rho.scatter")["props"].to_string();
+    assert!(
+        scatter_props.contains("\"key\"") && scatter_props.contains("\"x\""),
+        "{scatter_props}"
+    );
+
+    let only = start(None, Some("files,tables"));
+    assert_eq!(entry_names(&only.caps()), ["rho.table"]);
+}
+
+#[test]
+fn data_views_are_unavailable_naming_the_missing_owner() {
+    let e = start(None, Some("files"));
+    let t = e.put(
+        "t.csv",
+        b"id,x,y,label\na,1,2,l\n",
+        json!({"kind": "table", "format": "csv", "table": table_decl(true)}),
+    );
+    let img = e.put("a.png", &png(2, 2), json!({}));
+    let (status, err) = e.err("data.plot", json!({"resource": t, "x": "x", "y": "y"}));
+    assert_eq!(
+        (status, err["details"]["missing"].clone()),
+        (503, json!(["charts"]))
+    );
+    let (status, err) = e.err("media.describe", json!({"resource": img}));
+    assert_eq!(
+        (status, err["details"]["missing"].clone()),
+        (503, json!(["media"]))
+    );
+    let (status, err) = e.err("object.read", json!({"resource": img}));
+    assert_eq!(
+        (status, err["details"]["missing"].clone()),
+        (503, json!(["r"]))
+    );
+    let caps = e.caps();
+    assert!(entry_names(&caps).is_empty());
+    let unavailable = caps["unavailableOperations"].to_string();
+    assert!(unavailable.contains("data.plot") && unavailable.contains("media.describe"));
+
+    // Charts selected without Tables: unavailable naming tables.
+    let c = start(None, Some("files,charts"));
+    let t = c.put(
+        "t.csv",
+        b"id,x,y,label\na,1,2,l\n",
+        json!({"kind": "table", "format": "csv", "table": table_decl(true)}),
+    );
+    let (status, err) = c.err("data.plot", json!({"resource": t, "x": "x", "y": "y"}));
+    assert_eq!(
+        (status, err["details"]["missing"].clone()),
+        (503, json!(["tables"]))
+    );
+    assert!(!e.rscript_was_called() && !c.rscript_was_called());
 }
