@@ -196,6 +196,18 @@ fn media_describe_reads_sizes_from_exact_bytes() {
     std::fs::write(e.dir.join("a2.png"), png(2, 2)).unwrap();
     let (status, err) = e.err("media.describe", json!({"resource": old}));
     assert_eq!((status, err["code"].as_str()), (409, Some("stale")));
+    // A captured version is described from the store whatever happens to the file.
+    std::fs::write(e.dir.join("cap.png"), png(5, 6)).unwrap();
+    let cap = e.ok(
+        "resource.capture",
+        json!({"changeId": "cap", "path": "cap.png"}),
+    );
+    std::fs::write(e.dir.join("cap.png"), b"gone").unwrap();
+    let c = d(json!({"id": cap["id"], "version": cap["version"]}));
+    assert_eq!(
+        (c["width"].as_f64(), c["height"].as_f64()),
+        (Some(5.0), Some(6.0))
+    );
     assert!(!e.rscript_was_called());
 }
 

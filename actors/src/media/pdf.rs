@@ -177,6 +177,21 @@ trailer\n<< /Size 6 /Root 1 0 R >>\n%%EOF\n";
     }
 
     #[test]
+    fn every_truncation_and_corruption_is_refused_or_read_without_panicking() {
+        let b = TWO_PAGES.as_bytes();
+        for end in 0..b.len() {
+            let _ = pages(&b[..end]);
+        }
+        for i in 0..b.len() {
+            for c in [b'(', b'<', b'[', b'/', b'%', b'>', b')'] {
+                let mut m = b.to_vec();
+                m[i] = c;
+                let _ = pages(&m);
+            }
+        }
+    }
+
+    #[test]
     fn refuses_what_it_cannot_read() {
         assert!(pages(
             b"%PDF-1.5\n1 0 obj <</Type /ObjStm /N 3 /Length 3>> stream\nxyz\nendstream endobj"

@@ -93,7 +93,7 @@ impl Lexer<'_> {
                 while self.peek().is_some_and(|c| c != b'>') {
                     self.i += 1;
                 }
-                self.i += 1;
+                self.i = (self.i + 1).min(self.b.len());
                 Tok::Skipped
             }
             b'(' => {
