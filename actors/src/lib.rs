@@ -5,6 +5,7 @@
 //! rebuilds it from a snapshot plus the journal tail; [`project_actor`] serializes one project's
 //! writes; [`service`] supervises projects. [`codec`] is the only place that knows bincode.
 
+pub mod charts;
 pub mod child;
 pub mod children;
 pub mod codec;
@@ -18,6 +19,8 @@ pub mod files;
 pub mod fsutil;
 pub mod identity;
 pub mod limits;
+pub mod media;
+pub mod objects;
 pub mod open;
 pub mod owners;
 pub mod paths;

@@ -4,6 +4,7 @@
 //! `protocol.describe`, `protocol/index.json`, the HTTP edge and the MCP adapter all read this
 //! one registry.
 
+pub mod entry;
 pub mod registry;
 
 use crate::owners::Owner;

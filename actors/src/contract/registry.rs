@@ -12,8 +12,34 @@ pub fn all() -> Vec<OperationSpec> {
     ops.extend_from_slice(crate::contexts::contract::OPERATIONS);
     ops.extend_from_slice(crate::files::contract::OPERATIONS);
     ops.extend_from_slice(crate::tables::contract::OPERATIONS);
+    ops.extend_from_slice(crate::media::contract::OPERATIONS);
+    ops.extend_from_slice(crate::charts::contract::OPERATIONS);
+    ops.extend_from_slice(crate::objects::contract::OPERATIONS);
     ops.sort_by_key(|o| o.name);
     ops
+}
+
+/// Every UI component entry, each declared next to its owner's contract, sorted by name.
+pub fn entries() -> Vec<super::entry::EntrySpec> {
+    let mut entries = vec![
+        crate::tables::entry::ENTRY,
+        crate::charts::entry::ENTRY,
+        crate::media::entry::ENTRY,
+        crate::objects::entry::ENTRY,
+    ];
+    entries.sort_by_key(|e| e.name);
+    entries
+}
+
+/// Validates `props` of the entry named `name` (an unknown entry is `not_found`).
+pub fn validate_entry_props(name: &str, props: &Value) -> Result<(), crate::error::ActorError> {
+    let entry = entries()
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| crate::error::ActorError::NotFound {
+            what: format!("UI entry {name:?}"),
+        })?;
+    (entry.validate)(props)
 }
 
 /// The operation named `name`.
@@ -47,4 +73,31 @@ pub fn canonical(value: &Value) -> Vec<u8> {
 /// Lowercase hex SHA-256 of the canonical JSON of one operation's contract.
 pub fn contract_hash(op: &OperationSpec) -> String {
     crate::state::hex(&Sha256::digest(canonical(&contract_json(op))))
+}
+
+#[cfg(test)]
+mod entry_tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_unique_versioned_and_validated_by_name() {
+        let e = entries();
+        let names: Vec<&str> = e.iter().map(|e| e.name).collect();
+        assert_eq!(
+            names,
+            ["rho.media", "rho.object", "rho.scatter", "rho.table"]
+        );
+        assert!(e
+            .iter()
+            .all(|e| e.version == "0.2.0" && !e.browser_renderer));
+        let object = e.iter().find(|e| e.name == "rho.object").map(|e| e.summary);
+        assert!(object.is_some_and(|s| s.contains("No browser renderer yet")));
+        let r = json!({"resource": {"id": "x", "version": 1}});
+        assert!(validate_entry_props("rho.table", &r).is_ok());
+        assert!(validate_entry_props("rho.scatter", &r).is_err());
+        assert!(matches!(
+            validate_entry_props("rho.nope", &r),
+            Err(crate::error::ActorError::NotFound { .. })
+        ));
+    }
 }

@@ -3,6 +3,7 @@
 pub mod cache;
 pub mod contract;
 pub mod csv;
+pub mod entry;
 pub mod load;
 pub mod page;
 pub mod query;

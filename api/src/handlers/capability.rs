@@ -61,9 +61,14 @@ pub(super) fn list(s: &Services) -> Value {
     json!({
         "owners": owners,
         "service": ops.iter().filter(|op| op.owner.is_none()).map(|op| op.name).collect::<Vec<_>>(),
-        // Managed actions (r.execute) and UI component entries register with their owners.
+        // Managed actions (r.execute) register with their owners.
         "actions": [],
-        "entries": [],
+        // UI component entries of available owners, declared next to each owner's contract.
+        "entries": registry::entries()
+            .iter()
+            .filter(|e| s.selection.is_available(e.owner))
+            .map(|e| e.to_json())
+            .collect::<Vec<_>>(),
         "unavailableActions": [],
         "unavailableOperations": unavailable,
     })

@@ -1,10 +1,13 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
 mod capability;
+mod charts;
 mod contexts;
 mod data;
 mod documents;
 mod files;
+mod media;
+mod objects;
 mod observation;
 mod pairing;
 mod projects;
@@ -101,6 +104,9 @@ pub fn register_service_operations(
     contexts::register(table, &services)?;
     files::register(table, &services)?;
     tables::register(table, &services)?;
+    media::register(table, &services)?;
+    charts::register(table, &services)?;
+    objects::register(table, &services)?;
     Ok(())
 }
 
