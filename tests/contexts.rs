@@ -55,13 +55,11 @@ fn contexts_freeze_exact_buffer_ranges_and_entities() {
     assert_eq!(create("c4", json!({})).1["error"]["code"], "invalid");
     let both = json!({"entities": {"namespace": "sample", "keys": ["s1"]}, "buffer": buffer(2, 0, 1)["buffer"]});
     assert_eq!(create("c5", both).1["error"]["code"], "invalid");
-    let media = create(
-        "c6",
-        json!({"media": {"resource": {"id": "x", "version": 1}, "page": 1, "units": "px", "rect": {}}}),
-    );
+    // Media is checked against the media's facts (see the media test); runs do not exist yet.
+    let run = create("c6", json!({"run": {"operationId": "op1"}}));
     assert_eq!(
-        (media.0, media.1["error"]["details"]["missing"][0].as_str()),
-        (503, Some("media"))
+        (run.0, run.1["error"]["details"]["missing"][0].as_str()),
+        (503, Some("r"))
     );
     // Entities are frozen as declared; limits name their keys.
     let (status, e) = create(
@@ -91,5 +89,81 @@ fn contexts_freeze_exact_buffer_ranges_and_entities() {
     let s = Service::spawn(&args, &[], root.path(), &sdir);
     let (_, r) = s.call("context.read", json!({"projectId": pid, "contextId": id}));
     assert_eq!(r["value"]["buffer"]["text"], "😀");
+    assert_eq!(s.terminate(), Some(0));
+}
+
+/// A PNG header of `w` x `h` pixels (enough for the media facts).
+fn png(w: u32, h: u32) -> Vec<u8> {
+    let mut b = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13];
+    b.extend_from_slice(b"IHDR");
+    b.extend_from_slice(&w.to_be_bytes());
+    b.extend_from_slice(&h.to_be_bytes());
+    b.extend_from_slice(&[8, 2, 0, 0, 0, 0x12, 0x34, 0x56, 0x78]);
+    b
+}
+
+#[test]
+fn media_rectangles_are_checked_against_the_media_facts() {
+    let root = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let s = Service::start(root.path(), state.path());
+    let (_, p) = s.call("project.create", json!({"name": "m"}));
+    let pid = p["value"]["id"].as_str().unwrap().to_string();
+    let dir = std::path::PathBuf::from(p["value"]["path"].as_str().unwrap());
+    std::fs::write(dir.join("fig.png"), png(40, 30)).unwrap();
+    let (status, r) = s.call("resource.register", json!({"projectId": pid, "changeId": "r1", "path": "fig.png", "kind": "figure", "format": "png"}));
+    assert_eq!(status, 200, "{r}");
+    let res = json!({"id": r["value"]["id"], "version": r["value"]["version"]});
+    let media = |change: &str, page: u64, units: &str, rect: serde_json::Value| {
+        s.call("context.create", json!({"projectId": pid, "changeId": change, "media": {"resource": res, "page": page, "units": units, "rect": rect}}))
+    };
+    let (status, ok) = media(
+        "m1",
+        1,
+        "px",
+        json!({"x": 10, "y": 5.5, "width": 30, "height": 24.5}),
+    );
+    assert_eq!(status, 200, "{ok}");
+    assert_eq!(ok["value"]["media"]["format"], "png");
+    assert_eq!(
+        ok["value"]["media"]["rect"],
+        json!({"x": 10.0, "y": 5.5, "width": 30.0, "height": 24.5})
+    );
+    for (change, page, units, rect) in [
+        (
+            "m2",
+            1,
+            "px",
+            json!({"x": 20, "y": 0, "width": 30, "height": 10}),
+        ),
+        (
+            "m3",
+            1,
+            "pt",
+            json!({"x": 0, "y": 0, "width": 1, "height": 1}),
+        ),
+        (
+            "m4",
+            2,
+            "px",
+            json!({"x": 0, "y": 0, "width": 1, "height": 1}),
+        ),
+        (
+            "m5",
+            1,
+            "px",
+            json!({"x": 0, "y": 0, "width": 0, "height": 1}),
+        ),
+    ] {
+        let (status, e) = media(change, page, units, rect);
+        assert_eq!(
+            (status, e["error"]["code"].as_str()),
+            (400, Some("invalid")),
+            "{change}: {e}"
+        );
+    }
+    let id = ok["value"]["contextId"].as_str().unwrap();
+    let (_, read) = s.call("context.read", json!({"projectId": pid, "contextId": id}));
+    assert_eq!(read["value"]["media"]["page"], 1);
     assert_eq!(s.terminate(), Some(0));
 }

@@ -27,6 +27,32 @@ pub struct EntitiesSpec {
     pub keys: Vec<String>,
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceRef {
+    pub id: String,
+    pub version: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// A rectangle of one page of a media resource, in `px` (PNG, JPEG, SVG) or `pt` (PDF).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MediaSpec {
+    pub resource: ResourceRef,
+    pub page: u64,
+    pub units: String,
+    pub rect: Rect,
+}
+
 /// Exactly one of `buffer`, `entities`, `media`, `run` (CONVENTIONS, the context union).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -35,8 +61,8 @@ pub struct CreateRequest {
     pub change_id: String,
     pub buffer: Option<BufferSpec>,
     pub entities: Option<EntitiesSpec>,
-    /// A media rectangle `{resource:{id,version}, page, units, rect}` (needs the media owner).
-    pub media: Option<serde_json::Value>,
+    /// A media rectangle (needs the media owner).
+    pub media: Option<MediaSpec>,
     /// One managed run `{operationId}` (needs managed R execution).
     pub run: Option<serde_json::Value>,
 }

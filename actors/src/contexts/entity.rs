@@ -24,6 +24,15 @@ pub enum Frozen {
         namespace: String,
         keys: Vec<String>,
     },
+    /// A rectangle of one page of a media resource version; coordinates in thousandths of `units`.
+    Media {
+        resource_id: Uuid,
+        version: u64,
+        format: String,
+        page: u64,
+        units: String,
+        rect_milli: [i64; 4],
+    },
 }
 
 impl Frozen {
@@ -34,6 +43,7 @@ impl Frozen {
             Frozen::Entities { namespace, keys } => {
                 (namespace.len() + keys.iter().map(String::len).sum::<usize>()) as u64
             }
+            Frozen::Media { format, units, .. } => (format.len() + units.len() + 64) as u64,
         }
     }
 }
@@ -82,6 +92,15 @@ impl EntityEvent for ContextEvent {
                         keys.len()
                     )
                 }
+                Frozen::Media {
+                    resource_id,
+                    version,
+                    page,
+                    ..
+                } => format!(
+                    "context {} of a rectangle of {resource_id} v{version} page {page}",
+                    record.id
+                ),
             },
         }
     }

@@ -24,6 +24,8 @@ pub enum ContextSource {
         namespace: String,
         keys: Vec<String>,
     },
+    /// Already validated against the media's facts by the caller.
+    Frozen(Frozen),
 }
 
 /// `context.create`.
@@ -43,6 +45,7 @@ impl Handler<MakeContext> for ProjectActor {
 
     fn handle(&mut self, msg: MakeContext, ctx: &mut Context<Self>) -> Self::Result {
         let frozen: Step<Frozen> = match msg.source {
+            ContextSource::Frozen(f) => Box::pin(fut::ready(Ok(f))),
             ContextSource::Entities { namespace, keys } => {
                 let bad = |r: &str| {
                     Box::pin(fut::ready(Err(ActorError::invalid("entities", r)))) as Step<Frozen>

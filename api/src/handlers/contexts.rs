@@ -38,6 +38,18 @@ fn render(r: &ContextRecord) -> Value {
         Frozen::Entities { namespace, keys } => {
             v["entities"] = json!({"namespace": namespace, "keys": keys})
         }
+        Frozen::Media {
+            resource_id,
+            version,
+            format,
+            page,
+            units,
+            rect_milli,
+        } => {
+            let f = |m: i64| m as f64 / 1000.0;
+            v["media"] = json!({"resource": {"id": resource_id, "version": version}, "format": format, "page": page, "units": units,
+                "rect": {"x": f(rect_milli[0]), "y": f(rect_milli[1]), "width": f(rect_milli[2]), "height": f(rect_milli[3])}});
+        }
     }
     v
 }
@@ -47,37 +59,68 @@ pub(super) fn register(
     services: &Arc<Services>,
 ) -> Result<(), DuplicateOperation> {
     let s = services.clone();
-    table.register(spec("context.create"), move |ctx: Ctx, req: CreateRequest| {
-        let s = s.clone();
-        async move {
-            require(&s, Owner::Agent)?;
-            let given = [req.buffer.is_some(), req.entities.is_some(), req.media.is_some(), req.run.is_some()];
-            if given.iter().filter(|g| **g).count() != 1 {
-                return Err(ApiError::invalid(None, "a context is exactly one of buffer, entities, media, run"));
+    table.register(
+        spec("context.create"),
+        move |ctx: Ctx, req: CreateRequest| {
+            let s = s.clone();
+            async move {
+                require(&s, Owner::Agent)?;
+                let given = [
+                    req.buffer.is_some(),
+                    req.entities.is_some(),
+                    req.media.is_some(),
+                    req.run.is_some(),
+                ];
+                if given.iter().filter(|g| **g).count() != 1 {
+                    return Err(ApiError::invalid(
+                        None,
+                        "a context is exactly one of buffer, entities, media, run",
+                    ));
+                }
+                if req.change_id.is_empty() || req.change_id.len() > 256 {
+                    return Err(ApiError::invalid(
+                        Some("changeId"),
+                        "a changeId has 1 to 256 characters",
+                    ));
+                }
+                let source = if let Some(b) = &req.buffer {
+                    require(&s, Owner::Documents)?;
+                    ContextSource::Buffer {
+                        document_id: uuid("buffer.documentId", &b.document_id)?,
+                        version: b.version,
+                        start: b.range.start,
+                        end: b.range.end,
+                    }
+                } else if let Some(e) = &req.entities {
+                    ContextSource::Entities {
+                        namespace: e.namespace.clone(),
+                        keys: e.keys.clone(),
+                    }
+                } else if let Some(m) = &req.media {
+                    require(&s, Owner::Media)?;
+                    ContextSource::Frozen(
+                        super::media_context::freeze(&s, &ctx, &req.project_id, m).await?,
+                    )
+                } else {
+                    return Err(ApiError::unavailable(
+                        &["r"],
+                        "run contexts need managed R runs, which this build does not provide yet",
+                    ));
+                };
+                let p = project(&s, &ctx, &req.project_id).await?;
+                let cctx = CommandContext {
+                    principal: ctx.principal.clone(),
+                    time_ms: chrono::Utc::now().timestamp_millis(),
+                    identity: Some((req.change_id.clone(), input_digest(&req, "changeId"))),
+                };
+                let record = p
+                    .send(MakeContext { source, ctx: cctx })
+                    .await
+                    .map_err(mailbox)??;
+                Ok(render(&record))
             }
-            if req.change_id.is_empty() || req.change_id.len() > 256 {
-                return Err(ApiError::invalid(Some("changeId"), "a changeId has 1 to 256 characters"));
-            }
-            let source = if let Some(b) = &req.buffer {
-                require(&s, Owner::Documents)?;
-                ContextSource::Buffer { document_id: uuid("buffer.documentId", &b.document_id)?, version: b.version, start: b.range.start, end: b.range.end }
-            } else if let Some(e) = &req.entities {
-                ContextSource::Entities { namespace: e.namespace.clone(), keys: e.keys.clone() }
-            } else if req.media.is_some() {
-                return Err(ApiError::unavailable(&["media"], "media rectangle contexts need media facts (media.describe), which this build does not provide yet"));
-            } else {
-                return Err(ApiError::unavailable(&["r"], "run contexts need managed R runs, which this build does not provide yet"));
-            };
-            let p = project(&s, &ctx, &req.project_id).await?;
-            let cctx = CommandContext {
-                principal: ctx.principal.clone(),
-                time_ms: chrono::Utc::now().timestamp_millis(),
-                identity: Some((req.change_id.clone(), input_digest(&req, "changeId"))),
-            };
-            let record = p.send(MakeContext { source, ctx: cctx }).await.map_err(mailbox)??;
-            Ok(render(&record))
-        }
-    })?;
+        },
+    )?;
 
     let s = services.clone();
     table.register(spec("context.read"), move |ctx: Ctx, req: ReadRequest| {

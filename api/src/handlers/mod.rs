@@ -7,6 +7,7 @@ mod data;
 mod documents;
 mod files;
 mod media;
+mod media_context;
 mod objects;
 mod observation;
 mod pairing;
