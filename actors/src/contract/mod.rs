@@ -6,6 +6,7 @@
 
 pub mod entry;
 pub mod registry;
+pub mod resources;
 
 use crate::owners::Owner;
 use serde::Serialize;

@@ -60,6 +60,7 @@ pub fn contract_json(op: &OperationSpec) -> Value {
         "request": (op.request)(),
         "response": (op.response)(),
         "errors": op.errors,
+        "resources": super::resources::declarations(op.name),
         "events": op.events,
     })
 }
