@@ -1,6 +1,6 @@
 //! `context.create` / `context.read`: exactly one source kind; each kind needs only the owner of its source.
 
-use super::documents::{project, require};
+use super::data::{need as require, project};
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};

@@ -1,4 +1,4 @@
-//! What the data owners' handlers share: the project of a request, owner availability, write contexts, and mapping `FilesError`.
+//! Request helpers every owner's handlers share: owner selection, the scoped project actor, write identities, resource ids, byte-reader refusals.
 
 use super::{mailbox, project_id, Services};
 use crate::access::Scope;

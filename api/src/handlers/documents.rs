@@ -1,77 +1,21 @@
 //! `document.open/read/edit/undo/save/close`: parse ids, check the owner and scope, send one message to the project.
 
-use super::{mailbox, project_id, spec, Services};
-use crate::access::Scope;
+use super::data::{need, project, write_ctx};
+use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use actix::Addr;
 use rho_actors::documents::contract::*;
 use rho_actors::documents::handlers::{
     DocWrite, DocWriteOp, OpenDocument, ReadDocument, SaveDocument,
 };
 use rho_actors::documents::text::Edit;
 use rho_actors::entity::CommandContext;
-use rho_actors::identity::input_digest;
 use rho_actors::owners::Owner;
-use rho_actors::project_actor::ProjectActor;
-use rho_actors::service::{GetProject, ListProjects};
-use serde::Serialize;
 use std::sync::Arc;
-
-/// The documents owner must be selected.
-pub(crate) fn require(s: &Services, owner: Owner) -> Result<(), ApiError> {
-    let missing = s.selection.missing_for(owner);
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let names: Vec<&str> = missing.iter().map(|m| m.name()).collect();
-    Err(ApiError::unavailable(
-        &names,
-        format!("the {owner} owner is not available in this service (--plugins)"),
-    ))
-}
-
-/// The project actor of a request's `projectId`, within the caller's scope.
-pub(crate) async fn project(
-    s: &Services,
-    ctx: &Ctx,
-    text: &str,
-) -> Result<Addr<ProjectActor>, ApiError> {
-    let id = project_id("projectId", text)?;
-    if let Scope::Folder(folder) = &ctx.scope {
-        let listing = s.service.send(ListProjects).await.map_err(mailbox)?;
-        if !listing
-            .iter()
-            .any(|p| p.id == id && p.dir.starts_with(folder))
-        {
-            return Err(ApiError::not_found("project"));
-        }
-    }
-    Ok(s.service.send(GetProject { id }).await.map_err(mailbox)??)
-}
 
 fn doc_id(text: &str) -> Result<uuid::Uuid, ApiError> {
     uuid::Uuid::parse_str(text)
         .map_err(|_| ApiError::invalid(Some("documentId"), "not a document id (UUID)"))
-}
-
-/// The command context of a request carrying `changeId`.
-fn identified<T: Serialize>(
-    ctx: &Ctx,
-    req: &T,
-    change_id: &str,
-) -> Result<CommandContext, ApiError> {
-    if change_id.is_empty() || change_id.len() > 256 {
-        return Err(ApiError::invalid(
-            Some("changeId"),
-            "a changeId has 1 to 256 characters",
-        ));
-    }
-    Ok(CommandContext {
-        principal: ctx.principal.clone(),
-        time_ms: chrono::Utc::now().timestamp_millis(),
-        identity: Some((change_id.to_string(), input_digest(req, "changeId"))),
-    })
 }
 
 fn plain(ctx: &Ctx) -> CommandContext {
@@ -96,7 +40,7 @@ pub(super) fn register(
     table.register(spec("document.open"), move |ctx: Ctx, req: OpenRequest| {
         let s = s.clone();
         async move {
-            require(&s, Owner::Documents)?;
+            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let opened = p
                 .send(OpenDocument {
@@ -156,10 +100,10 @@ pub(super) fn register(
     table.register(spec("document.edit"), move |ctx: Ctx, req: EditRequest| {
         let s = s.clone();
         async move {
-            require(&s, Owner::Documents)?;
+            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let id = doc_id(&req.document_id)?;
-            let cctx = identified(&ctx, &req, &req.change_id)?;
+            let cctx = write_ctx(&ctx, &req, &req.change_id)?;
             let edits = req
                 .edits
                 .into_iter()
@@ -191,10 +135,10 @@ pub(super) fn register(
     table.register(spec("document.undo"), move |ctx: Ctx, req: UndoRequest| {
         let s = s.clone();
         async move {
-            require(&s, Owner::Documents)?;
+            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let id = doc_id(&req.document_id)?;
-            let cctx = identified(&ctx, &req, &req.change_id)?;
+            let cctx = write_ctx(&ctx, &req, &req.change_id)?;
             let r = p
                 .send(DocWrite {
                     id,
@@ -216,10 +160,10 @@ pub(super) fn register(
     table.register(spec("document.save"), move |ctx: Ctx, req: SaveRequest| {
         let s = s.clone();
         async move {
-            require(&s, Owner::Documents)?;
+            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let id = doc_id(&req.document_id)?;
-            let cctx = identified(&ctx, &req, &req.change_id)?;
+            let cctx = write_ctx(&ctx, &req, &req.change_id)?;
             let r = p
                 .send(SaveDocument {
                     id,
@@ -244,7 +188,7 @@ pub(super) fn register(
             async move {
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let id = doc_id(&req.document_id)?;
-                let cctx = identified(&ctx, &req, &req.change_id)?;
+                let cctx = write_ctx(&ctx, &req, &req.change_id)?;
                 let r = p
                     .send(DocWrite {
                         id,
