@@ -255,13 +255,3 @@ pub const OPERATIONS: &[OperationSpec] = &[
         events: &[],
     },
 ];
-
-/// Caller kinds in stable order (used by tests and docs).
-pub fn caller_kinds() -> [CallerKind; 4] {
-    [
-        CallerKind::Local,
-        CallerKind::Operator,
-        CallerKind::Agent,
-        CallerKind::Paired,
-    ]
-}

@@ -98,10 +98,6 @@ impl ProjectEntity {
     pub fn exists(&self) -> bool {
         self.version > 0
     }
-
-    pub fn identities_len(&self) -> usize {
-        self.identities.len()
-    }
 }
 
 impl Entity for ProjectEntity {
