@@ -21,12 +21,24 @@ pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// A running `rho` service on temporary folders.
+/// A running `rho` service on temporary folders. Dropping it kills the process, so a test that
+/// ends (or fails) early leaves no service behind.
 pub struct Service {
     pub child: Child,
     pub root: PathBuf,
     pub state: PathBuf,
     pub stdout_lines: Vec<String>,
+    /// Every line the service wrote to stderr so far (its logs).
+    pub stderr_lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 impl Service {
@@ -55,8 +67,11 @@ impl Service {
             .expect("rho starts");
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
+        let stderr_lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = stderr_lines.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                kept.lock().unwrap().push(line.clone());
                 let _ = tx.send(line);
             }
         });
@@ -90,6 +105,7 @@ impl Service {
             root: root.to_path_buf(),
             state: state.to_path_buf(),
             stdout_lines: lines,
+            stderr_lines,
         }
     }
 
