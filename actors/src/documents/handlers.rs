@@ -77,6 +77,28 @@ impl ProjectActor {
         ))
     }
 
+    /// The buffer's resident actor, with `msg` handed back; otherwise the step that answers:
+    /// an evicted buffer is rebuilt and `msg` re-sent, an unknown one is `not_found`.
+    fn resident<M, V>(
+        &mut self,
+        id: Uuid,
+        msg: M,
+        ctx: &mut Context<Self>,
+    ) -> Result<(M, Addr<EntityActor<DocumentEntity>>), Step<V>>
+    where
+        M: Message<Result = Result<V, ActorError>> + Send + 'static,
+        V: Send + 'static,
+        Self: Handler<M>,
+    {
+        match self.after_restore(id, msg, ctx) {
+            Ok(step) => Err(step),
+            Err(msg) => match self.doc(id) {
+                Ok(child) => Ok((msg, child)),
+                Err(e) => Err(Box::pin(fut::ready(Err(e)))),
+            },
+        }
+    }
+
     /// Moves buffers unused for `idle` out of memory (without closing them).
     pub(crate) fn evict_idle_documents(&mut self, idle: std::time::Duration) {
         for id in self.docs.idle(idle) {
@@ -236,16 +258,11 @@ impl Handler<ReadDocument> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<DocRead, ActorError>>;
 
     fn handle(&mut self, msg: ReadDocument, ctx: &mut Context<Self>) -> Self::Result {
-        let id = msg.id;
-        let msg = match self.after_restore(id, msg, ctx) {
-            Ok(step) => return step,
-            Err(msg) => msg,
+        let (msg, child) = match self.resident(msg.id, msg, ctx) {
+            Ok(found) => found,
+            Err(step) => return step,
         };
         let max = self.config_limits().max_log_page_bytes;
-        let child = match self.doc(msg.id) {
-            Ok(c) => c,
-            Err(e) => return Box::pin(fut::ready(Err(e))),
-        };
         let read = Box::new(move |d: &DocumentEntity| -> Result<DocRead, ActorError> {
             if !d.open {
                 return Err(ActorError::NotFound {
@@ -319,16 +336,11 @@ impl Handler<DocWrite> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<DocReply, ActorError>>;
 
     fn handle(&mut self, msg: DocWrite, ctx: &mut Context<Self>) -> Self::Result {
-        let id = msg.id;
-        let msg = match self.after_restore(id, msg, ctx) {
-            Ok(step) => return step,
-            Err(msg) => msg,
+        let (msg, child) = match self.resident(msg.id, msg, ctx) {
+            Ok(found) => found,
+            Err(step) => return step,
         };
         let limits = self.config_limits().documents.clone();
-        let child = match self.doc(msg.id) {
-            Ok(c) => c,
-            Err(e) => return Box::pin(fut::ready(Err(e))),
-        };
         let id = msg.id;
         let mut reserved = 0;
         let command = match msg.op {
@@ -397,14 +409,9 @@ impl Handler<SaveDocument> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<DocReply, ActorError>>;
 
     fn handle(&mut self, msg: SaveDocument, ctx: &mut Context<Self>) -> Self::Result {
-        let id = msg.id;
-        let msg = match self.after_restore(id, msg, ctx) {
-            Ok(step) => return step,
-            Err(msg) => msg,
-        };
-        let child = match self.doc(msg.id) {
-            Ok(c) => c,
-            Err(e) => return Box::pin(fut::ready(Err(e))),
+        let (msg, child) = match self.resident(msg.id, msg, ctx) {
+            Ok(found) => found,
+            Err(step) => return step,
         };
         let id = msg.id;
         let dir = self.dir().to_path_buf();
@@ -543,14 +550,9 @@ impl Handler<BufferText> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<(String, String), ActorError>>;
 
     fn handle(&mut self, msg: BufferText, ctx: &mut Context<Self>) -> Self::Result {
-        let id = msg.id;
-        let msg = match self.after_restore(id, msg, ctx) {
-            Ok(step) => return step,
-            Err(msg) => msg,
-        };
-        let child = match self.doc(msg.id) {
-            Ok(c) => c,
-            Err(e) => return Box::pin(fut::ready(Err(e))),
+        let (msg, child) = match self.resident(msg.id, msg, ctx) {
+            Ok(found) => found,
+            Err(step) => return step,
         };
         let read = Box::new(move |d: &DocumentEntity| {
             if !d.open || d.version != msg.version {

@@ -69,6 +69,27 @@ pub(super) fn write_ctx<T: Serialize>(
     })
 }
 
+/// The record and exact bytes of one resource version of the request's project: `stale` when
+/// an uncaptured file changed since, `not_found` for an unknown, guessed or foreign id.
+pub(super) async fn load_bytes(
+    s: &Services,
+    ctx: &Ctx,
+    project_id: &str,
+    resource: &str,
+    version: u64,
+) -> Result<(rho_actors::files::ResourceRecord, Vec<u8>), ApiError> {
+    let id = resource_id(resource)?;
+    let p = project(s, ctx, project_id).await?;
+    p.send(rho_actors::files::messages::LoadResource {
+        id,
+        version,
+        max_file_bytes: s.limits.resources.max_file_bytes,
+    })
+    .await
+    .map_err(mailbox)?
+    .map_err(files_error)
+}
+
 /// A resource id: anything but a UUID names no resource (`not_found`, never `invalid`).
 pub(super) fn resource_id(text: &str) -> Result<uuid::Uuid, ApiError> {
     uuid::Uuid::parse_str(text).map_err(|_| ApiError::not_found("resource"))

@@ -1,6 +1,6 @@
 //! Owner Files over HTTP: `resource.register`, `resource.capture`, `resource.list`, `resource.read`.
 
-use super::data::{files_error, need, project, resource_id, write_ctx};
+use super::data::{files_error, load_bytes, need, project, write_ctx};
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
@@ -9,7 +9,7 @@ use rho_actors::files::contract::{
     CaptureRequest, ListReply, ListRequest, ListedResource, ReadReply, ReadRequest,
     RegisterRequest, ResourceView,
 };
-use rho_actors::files::messages::{Declared, ListResources, LoadResource, PutResource};
+use rho_actors::files::messages::{Declared, ListResources, PutResource};
 use rho_actors::files::PutBounds;
 use rho_actors::owners::Owner;
 use std::sync::Arc;
@@ -129,17 +129,14 @@ pub(super) fn register(
             if req.length.is_some_and(|l| l > max_read) {
                 return Err(ApiError::limit("resources.maxReadBytes", max_read));
             }
-            let id = resource_id(&req.resource.id)?;
-            let p = project(&s, &ctx, &req.project_id).await?;
-            let (rec, bytes) = p
-                .send(LoadResource {
-                    id,
-                    version: req.resource.version,
-                    max_file_bytes: s.limits.resources.max_file_bytes,
-                })
-                .await
-                .map_err(mailbox)?
-                .map_err(files_error)?;
+            let (rec, bytes) = load_bytes(
+                &s,
+                &ctx,
+                &req.project_id,
+                &req.resource.id,
+                req.resource.version,
+            )
+            .await?;
             let total = bytes.len() as u64;
             let offset = req.offset.unwrap_or(0);
             if offset > total {

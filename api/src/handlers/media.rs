@@ -1,17 +1,29 @@
 //! Owner Media over HTTP: `media.describe`, from the exact bytes Files reads (stale versions refused there).
 
-use super::data::{files_error, need, project, resource_id};
-use super::{mailbox, spec, Services};
+use super::data::{load_bytes, need};
+use super::{spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::files::messages::LoadResource;
-use rho_actors::media::contract::DescribeRequest;
+use rho_actors::media::contract::{DescribeReply, DescribeRequest};
 use rho_actors::media::{describe, MediaError};
 use rho_actors::owners::Owner;
 use std::sync::Arc;
 
-fn media_error(e: MediaError) -> ApiError {
-    ApiError::invalid(Some("resource"), e.to_string())
+/// The media facts of one resource version (its declared format, if any, must match the bytes).
+/// The outer error is the request's (scope, id, stale); the inner one says why the bytes are
+/// not media this owner describes.
+pub(super) async fn facts(
+    s: &Services,
+    ctx: &Ctx,
+    project_id: &str,
+    resource: &str,
+    version: u64,
+) -> Result<Result<DescribeReply, MediaError>, ApiError> {
+    let (rec, bytes) = load_bytes(s, ctx, project_id, resource, version).await?;
+    let declared = rec.facts.media.map(|m| m.format);
+    tokio::task::spawn_blocking(move || describe(&bytes, declared.as_deref()))
+        .await
+        .map_err(ApiError::internal)
 }
 
 pub(super) fn register(
@@ -25,22 +37,15 @@ pub(super) fn register(
             let s = s.clone();
             async move {
                 need(&s, Owner::Media)?;
-                let id = resource_id(&req.resource.id)?;
-                let p = project(&s, &ctx, &req.project_id).await?;
-                let (rec, bytes) = p
-                    .send(LoadResource {
-                        id,
-                        version: req.resource.version,
-                        max_file_bytes: s.limits.resources.max_file_bytes,
-                    })
-                    .await
-                    .map_err(mailbox)?
-                    .map_err(files_error)?;
-                let declared = rec.facts.media.map(|m| m.format);
-                tokio::task::spawn_blocking(move || describe(&bytes, declared.as_deref()))
-                    .await
-                    .map_err(ApiError::internal)?
-                    .map_err(media_error)
+                facts(
+                    &s,
+                    &ctx,
+                    &req.project_id,
+                    &req.resource.id,
+                    req.resource.version,
+                )
+                .await?
+                .map_err(|e| ApiError::invalid(Some("resource"), e.to_string()))
             }
         },
     )?;

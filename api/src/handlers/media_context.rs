@@ -1,13 +1,11 @@
 //! A media rectangle context: the media's facts are read from the exact version's bytes, then page, units and bounds are checked.
 
-use super::data::{files_error, project, resource_id};
-use super::{mailbox, Services};
+use super::data::resource_id;
+use super::Services;
 use crate::envelope::ApiError;
 use crate::ops::Ctx;
 use rho_actors::contexts::contract::MediaSpec;
 use rho_actors::contexts::Frozen;
-use rho_actors::files::messages::LoadResource;
-use rho_actors::media::describe;
 
 fn bad(reason: impl Into<String>) -> ApiError {
     ApiError::invalid(Some("media"), reason)
@@ -21,20 +19,8 @@ pub(super) async fn freeze(
     spec: &MediaSpec,
 ) -> Result<Frozen, ApiError> {
     let id = resource_id(&spec.resource.id)?;
-    let p = project(s, ctx, project_id).await?;
-    let (rec, bytes) = p
-        .send(LoadResource {
-            id,
-            version: spec.resource.version,
-            max_file_bytes: s.limits.resources.max_file_bytes,
-        })
-        .await
-        .map_err(mailbox)?
-        .map_err(files_error)?;
-    let declared = rec.facts.media.map(|m| m.format);
-    let facts = tokio::task::spawn_blocking(move || describe(&bytes, declared.as_deref()))
-        .await
-        .map_err(ApiError::internal)?
+    let facts = super::media::facts(s, ctx, project_id, &spec.resource.id, spec.resource.version)
+        .await?
         .map_err(|e| bad(e.to_string()))?;
     let pdf = facts.format == "pdf";
     let want = if pdf { "pt" } else { "px" };

@@ -1,10 +1,9 @@
 //! Owner R's `object.read` over HTTP: the snapshot's exact bytes through Files, then a pointer selection; never starts R.
 
-use super::data::{files_error, need, project, resource_id};
-use super::{mailbox, spec, Services};
+use super::data::{load_bytes, need};
+use super::{spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::files::messages::LoadResource;
 use rho_actors::objects::contract::ObjectReadRequest;
 use rho_actors::objects::snapshot::select;
 use rho_actors::objects::ObjectError;
@@ -31,17 +30,14 @@ pub(super) fn register(
             let s = s.clone();
             async move {
                 need(&s, Owner::R)?;
-                let id = resource_id(&req.resource.id)?;
-                let p = project(&s, &ctx, &req.project_id).await?;
-                let (_, bytes) = p
-                    .send(LoadResource {
-                        id,
-                        version: req.resource.version,
-                        max_file_bytes: s.limits.resources.max_file_bytes,
-                    })
-                    .await
-                    .map_err(mailbox)?
-                    .map_err(files_error)?;
+                let (_, bytes) = load_bytes(
+                    &s,
+                    &ctx,
+                    &req.project_id,
+                    &req.resource.id,
+                    req.resource.version,
+                )
+                .await?;
                 let pointer = req.pointer.unwrap_or_default();
                 let max = s.limits.resources.max_read_bytes;
                 tokio::task::spawn_blocking(move || select(&bytes, &pointer, max))
