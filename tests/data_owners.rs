@@ -1,88 +1,15 @@
 //! Owner Files over HTTP: register, list, read, capture, stale bytes, limits, and kill -9 durability.
 
+mod data_env;
 mod util;
 
 use base64::Engine;
+use data_env::Env;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 use util::Service;
 
-/// A script standing in for Rscript that records every call; no data operation may start it.
-pub fn rscript_spy(dir: &Path) -> (PathBuf, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let marker = dir.join("rscript-called");
-    let script = dir.join("Rscript");
-    std::fs::write(
-        &script,
-        format!("#!/bin/sh\necho \"$@\" >> {}\n", marker.display()),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    (script, marker)
-}
-
-struct Env {
-    _root: tempfile::TempDir,
-    _state: tempfile::TempDir,
-    spy: tempfile::TempDir,
-    s: Service,
-    project: String,
-    dir: PathBuf,
-}
-
 fn start_with(limits: Option<Value>) -> Env {
-    let root = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let spy = tempfile::tempdir().unwrap();
-    let (script, _) = rscript_spy(spy.path());
-    let mut args = vec![
-        "--root".to_string(),
-        root.path().to_str().unwrap().to_string(),
-        "--state-dir".to_string(),
-        state.path().to_str().unwrap().to_string(),
-        "--rscript".to_string(),
-        script.to_str().unwrap().to_string(),
-    ];
-    if let Some(l) = limits {
-        let f = spy.path().join("limits.json");
-        std::fs::write(&f, l.to_string()).unwrap();
-        args.push("--limits".into());
-        args.push(f.to_str().unwrap().to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let s = Service::spawn(&args, &[], root.path(), state.path());
-    let (status, p) = s.call("project.create", json!({"name": "data"}));
-    assert_eq!(status, 200, "{p}");
-    let project = p["value"]["id"].as_str().unwrap().to_string();
-    let dir = PathBuf::from(p["value"]["path"].as_str().unwrap());
-    Env {
-        _root: root,
-        _state: state,
-        spy,
-        s,
-        project,
-        dir,
-    }
-}
-
-impl Env {
-    fn call(&self, op: &str, mut body: Value) -> (u16, Value) {
-        body["projectId"] = json!(self.project);
-        self.s.call(op, body)
-    }
-    fn ok(&self, op: &str, body: Value) -> Value {
-        let (status, v) = self.call(op, body);
-        assert_eq!(status, 200, "{op}: {v}");
-        v["value"].clone()
-    }
-    fn err(&self, op: &str, body: Value) -> (u16, Value) {
-        let (status, v) = self.call(op, body);
-        assert_ne!(status, 200, "{op}: {v}");
-        (status, v["error"].clone())
-    }
-    fn rscript_was_called(&self) -> bool {
-        self.spy.path().join("rscript-called").exists()
-    }
+    data_env::start(limits, None, "data")
 }
 
 fn b64(v: &Value) -> Vec<u8> {
@@ -284,7 +211,8 @@ fn acknowledged_resources_survive_kill_9() {
     } = e;
     let (root, state) = (s.root.clone(), s.state.clone());
     s.kill9();
-    let (script, marker) = rscript_spy(spy.path());
+    let script = data_env::rscript_spy(spy.path());
+    let marker = spy.path().join("rscript-called");
     let args = [
         "--root",
         root.to_str().unwrap(),

@@ -1,107 +1,13 @@
 //! Owners Charts, Media and R over HTTP: data.plot sampling and dropping, media.describe of byte-exact files, object.read selections, UI entries, plugin selection; none starts R.
 
+mod data_env;
 mod util;
 
+use data_env::Env;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use util::Service;
-
-/// A script standing in for Rscript that records every call; no data view may start it.
-fn rscript_spy(dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let script = dir.join("Rscript");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\necho \"$@\" >> {}\n",
-            dir.join("rscript-called").display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
-}
-
-struct Env {
-    _root: tempfile::TempDir,
-    _state: tempfile::TempDir,
-    spy: tempfile::TempDir,
-    s: Service,
-    project: String,
-    dir: PathBuf,
-}
 
 fn start(limits: Option<Value>, plugins: Option<&str>) -> Env {
-    let root = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let spy = tempfile::tempdir().unwrap();
-    let script = rscript_spy(spy.path());
-    let mut args = vec![
-        "--root".to_string(),
-        root.path().to_str().unwrap().to_string(),
-        "--state-dir".to_string(),
-        state.path().to_str().unwrap().to_string(),
-        "--rscript".to_string(),
-        script.to_str().unwrap().to_string(),
-    ];
-    if let Some(l) = limits {
-        let f = spy.path().join("limits.json");
-        std::fs::write(&f, l.to_string()).unwrap();
-        args.extend(["--limits".into(), f.to_str().unwrap().to_string()]);
-    }
-    if let Some(p) = plugins {
-        args.extend(["--plugins".into(), p.to_string()]);
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let s = Service::spawn(&args, &[], root.path(), state.path());
-    let (status, p) = s.call("project.create", json!({"name": "views"}));
-    assert_eq!(status, 200, "{p}");
-    let project = p["value"]["id"].as_str().unwrap().to_string();
-    let dir = PathBuf::from(p["value"]["path"].as_str().unwrap());
-    Env {
-        _root: root,
-        _state: state,
-        spy,
-        s,
-        project,
-        dir,
-    }
-}
-
-impl Env {
-    fn call(&self, op: &str, mut body: Value) -> (u16, Value) {
-        body["projectId"] = json!(self.project);
-        self.s.call(op, body)
-    }
-    fn ok(&self, op: &str, body: Value) -> Value {
-        let (status, v) = self.call(op, body);
-        assert_eq!(status, 200, "{op}: {v}");
-        v["value"].clone()
-    }
-    fn err(&self, op: &str, body: Value) -> (u16, Value) {
-        let (status, v) = self.call(op, body);
-        assert_ne!(status, 200, "{op}: {v}");
-        (status, v["error"].clone())
-    }
-    /// Writes `bytes` to `path` and registers them; the reply's `{id, version}`.
-    fn put(&self, path: &str, bytes: &[u8], extra: Value) -> Value {
-        std::fs::write(self.dir.join(path), bytes).unwrap();
-        let mut body = json!({"changeId": format!("put-{path}-{}", bytes.len()), "path": path, "kind": "file", "format": "bin"});
-        for (k, v) in extra.as_object().unwrap() {
-            body[k] = v.clone();
-        }
-        let r = self.ok("resource.register", body);
-        json!({"id": r["id"], "version": r["version"]})
-    }
-    /// `capability.list` (not project-scoped).
-    fn caps(&self) -> Value {
-        let (status, v) = self.s.call("capability.list", json!({}));
-        assert_eq!(status, 200, "{v}");
-        v["value"].clone()
-    }
-    fn rscript_was_called(&self) -> bool {
-        self.spy.path().join("rscript-called").exists()
-    }
+    data_env::start(limits, plugins, "views")
 }
 
 fn png(w: u32, h: u32) -> Vec<u8> {
