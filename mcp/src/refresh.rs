@@ -12,19 +12,42 @@ pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
         let Some(live) = server.upgrade() else {
             return;
         };
-        let result = match change {
-            ListChanged::Tools => refresh_tools(&live).await,
-            ListChanged::Prompts => refresh_prompts(&live).await,
-            ListChanged::Resources => refresh_resources(&live).await,
+        let (what, refresh) = match change {
+            ListChanged::Tools => ("tools", Box::pin(refresh_tools(&live)) as Refresh<'_>),
+            ListChanged::Prompts => ("prompts", Box::pin(refresh_prompts(&live)) as Refresh<'_>),
+            ListChanged::Resources => (
+                "resources",
+                Box::pin(refresh_resources(&live)) as Refresh<'_>,
+            ),
         };
+        let result = tokio::time::timeout(live.refresh_budget, refresh).await;
         if live.closing.load(std::sync::atomic::Ordering::SeqCst) {
             return;
         }
-        if let Err(e) = result {
-            tracing::warn!(target: "rho::mcp", server = %live.config.id, error = %e, "re-listing after a list change failed");
+        // Seed: after a session is established, discovery failures and timeouts attempt a
+        // bounded close instead of relying only on Drop.
+        if live.peer().is_transport_closed() {
+            // The session itself ended (the server exited): that is the reason, which
+            // `snapshot` records; nothing is left to close.
+            let _ = live.snapshot();
+            return;
         }
+        let reason = match result {
+            Ok(Ok(())) => continue,
+            Ok(Err(e)) => format!("re-listing {what} after a list change failed: {e}"),
+            Err(_) => format!(
+                "re-listing {what} after a list change did not finish within {}s",
+                live.refresh_budget.as_secs()
+            ),
+        };
+        crate::runtime::fail_and_close(&live, reason).await;
+        return;
     }
 }
+
+type Refresh<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<(), rmcp::ServiceError>> + Send + 'a>,
+>;
 
 /// Modern era: opens the `subscriptions/listen` stream for the lists the server declares
 /// `listChanged` for, and returns once the server acknowledged it (so no change made after

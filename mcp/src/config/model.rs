@@ -162,6 +162,39 @@ pub struct OAuthConfig {
     pub client_metadata_url: Option<String>,
     /// Ambient variable holding a client secret.
     pub client_secret_from_env: Option<String>,
+    /// How a token is obtained: a person's browser login (the default), or a machine grant.
+    pub grant: OAuthGrant,
+    /// Ambient variable holding a PKCS#8 PEM EC P-256 key for `private_key_jwt` (ES256).
+    pub private_key_from_env: Option<String>,
+    /// Enterprise-managed authorization: the identity provider's side.
+    pub enterprise: Option<EnterpriseIdp>,
+}
+
+/// The OAuth grant a server entry uses (`grant = "..."`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OAuthGrant {
+    /// `authorization_code`: PKCE S256 with a loopback redirect (a person logs in).
+    #[default]
+    AuthorizationCode,
+    /// `client_credentials` (SEP-1046): the client authenticates as itself, with
+    /// `client_secret_basic` or `private_key_jwt`; no person, no browser.
+    ClientCredentials,
+    /// `enterprise` (SEP-990): an enterprise ID token is exchanged at the identity provider
+    /// for an ID-JAG (RFC 8693), which the authorization server redeems (RFC 7523).
+    Enterprise,
+}
+
+/// The identity provider of an enterprise-managed grant (nothing secret).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EnterpriseIdp {
+    /// The IdP's issuer.
+    pub issuer: String,
+    /// The IdP's token endpoint (token exchange).
+    pub token_endpoint: String,
+    /// Rho's client id at the IdP.
+    pub client_id: String,
+    /// Ambient variable holding the person's enterprise ID token.
+    pub id_token_from_env: String,
 }
 
 /// `[tools]` allow/deny lists of raw tool names; deny wins.

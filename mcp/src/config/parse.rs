@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
 use super::model::{
-    is_valid_identity, EntryState, HttpConfig, LogLevel, McpConfig, OAuthConfig, SamplingPolicy,
-    ServerConfig, ServerEntry, Source, StdioConfig, ToolFilter, TransportConfig,
-    DEFAULT_MAX_OUTPUT_BYTES,
+    is_valid_identity, EnterpriseIdp, EntryState, HttpConfig, LogLevel, McpConfig, OAuthConfig,
+    OAuthGrant, SamplingPolicy, ServerConfig, ServerEntry, Source, StdioConfig, ToolFilter,
+    TransportConfig, DEFAULT_MAX_OUTPUT_BYTES,
 };
 
 /// A config file that cannot be used at all (the CLI exits 1 with this line).
@@ -269,6 +269,9 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
             "scopes",
             "client_metadata_url",
             "client_secret_from_env",
+            "grant",
+            "private_key_from_env",
+            "enterprise",
         ]
         .contains(&key.as_str())
         {
@@ -276,12 +279,90 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
         }
     }
     let ctx = |e: String| format!("oauth: {e}");
-    Ok(Some(OAuthConfig {
+    let grant = match opt_str(t, "grant").map_err(ctx)?.as_deref() {
+        None | Some("authorization_code") => OAuthGrant::AuthorizationCode,
+        Some("client_credentials") => OAuthGrant::ClientCredentials,
+        Some("enterprise") => OAuthGrant::Enterprise,
+        Some(other) => {
+            return Err(format!(
+                "oauth: `grant` must be \"authorization_code\", \"client_credentials\" or \"enterprise\", not {:?}",
+                other
+            ))
+        }
+    };
+    let cfg = OAuthConfig {
         client_id: opt_str(t, "client_id").map_err(ctx)?,
         scopes: opt_str_list(t, "scopes").map_err(ctx)?,
         client_metadata_url: opt_str(t, "client_metadata_url").map_err(ctx)?,
         client_secret_from_env: opt_str(t, "client_secret_from_env").map_err(ctx)?,
+        grant,
+        private_key_from_env: opt_str(t, "private_key_from_env").map_err(ctx)?,
+        enterprise: parse_enterprise(t.get("enterprise"))?,
+    };
+    check_grant(&cfg)?;
+    Ok(Some(cfg))
+}
+
+/// `[mcp.servers.<id>.oauth.enterprise]`: the identity provider of an enterprise grant.
+fn parse_enterprise(v: Option<&Value>) -> Result<Option<EnterpriseIdp>, String> {
+    let Some(v) = v else {
+        return Ok(None);
+    };
+    let t = v
+        .as_table()
+        .ok_or_else(|| "key `oauth.enterprise` must be a table".to_owned())?;
+    const KEYS: [&str; 4] = ["issuer", "token_endpoint", "client_id", "id_token_from_env"];
+    if let Some(key) = t.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key `oauth.enterprise.{}`",
+            key.escape_default()
+        ));
+    }
+    let need = |key: &str| -> Result<String, String> {
+        opt_str(t, key)
+            .map_err(|e| format!("oauth.enterprise: {e}"))?
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| format!("oauth.enterprise: missing or empty key `{key}`"))
+    };
+    Ok(Some(EnterpriseIdp {
+        issuer: need("issuer")?,
+        token_endpoint: need("token_endpoint")?,
+        client_id: need("client_id")?,
+        id_token_from_env: need("id_token_from_env")?,
     }))
+}
+
+/// What each grant needs, and nothing it cannot use.
+fn check_grant(cfg: &OAuthConfig) -> Result<(), String> {
+    match cfg.grant {
+        OAuthGrant::AuthorizationCode => {
+            if cfg.private_key_from_env.is_some() || cfg.enterprise.is_some() {
+                return Err("oauth: `private_key_from_env` and `enterprise` need a machine `grant` (\"client_credentials\" or \"enterprise\")".to_owned());
+            }
+        }
+        OAuthGrant::ClientCredentials => {
+            if cfg.client_id.is_none() {
+                return Err("oauth: grant \"client_credentials\" needs `client_id`".to_owned());
+            }
+            if cfg.client_secret_from_env.is_some() == cfg.private_key_from_env.is_some() {
+                return Err("oauth: grant \"client_credentials\" needs exactly one of `client_secret_from_env` and `private_key_from_env`".to_owned());
+            }
+            if cfg.enterprise.is_some() {
+                return Err("oauth: `enterprise` belongs to grant \"enterprise\"".to_owned());
+            }
+        }
+        OAuthGrant::Enterprise => {
+            if cfg.client_id.is_none() || cfg.client_secret_from_env.is_none() {
+                return Err("oauth: grant \"enterprise\" needs `client_id` and `client_secret_from_env` (client_secret_basic at the authorization server)".to_owned());
+            }
+            if cfg.enterprise.is_none() {
+                return Err(
+                    "oauth: grant \"enterprise\" needs an `[oauth.enterprise]` table".to_owned(),
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 fn opt_bool(t: &Table, key: &str) -> Result<Option<bool>, String> {

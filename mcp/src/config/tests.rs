@@ -162,3 +162,97 @@ fn missing_default_file_is_empty_but_missing_explicit_file_fails() {
         Err(ConfigError::Read { .. })
     ));
 }
+
+fn oauth_of(cfg: &McpConfig, id: &str) -> OAuthConfig {
+    let EntryState::Valid(s) = &cfg.entry(id).expect("entry").state else {
+        panic!("{id} should be valid")
+    };
+    let TransportConfig::StreamableHttp(h) = &s.transport else {
+        panic!("http")
+    };
+    h.oauth.clone().expect("oauth")
+}
+
+#[test]
+fn machine_grants_parse_and_name_what_they_lack() {
+    let cfg = parse(
+        r#"
+[mcp.servers.cc]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.cc.oauth]
+grant = "client_credentials"
+client_id = "svc"
+private_key_from_env = "SVC_KEY"
+
+[mcp.servers.ent]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.ent.oauth]
+grant = "enterprise"
+client_id = "mcp-client"
+client_secret_from_env = "MCP_SECRET"
+[mcp.servers.ent.oauth.enterprise]
+issuer = "https://idp.example"
+token_endpoint = "https://idp.example/token"
+client_id = "idp-client"
+id_token_from_env = "ENTERPRISE_ID_TOKEN"
+
+[mcp.servers.both]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.both.oauth]
+grant = "client_credentials"
+client_id = "svc"
+private_key_from_env = "K"
+client_secret_from_env = "S"
+
+[mcp.servers.noid]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.noid.oauth]
+grant = "client_credentials"
+client_secret_from_env = "S"
+
+[mcp.servers.odd]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.odd.oauth]
+grant = "implicit"
+
+[mcp.servers.stray]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.stray.oauth]
+private_key_from_env = "K"
+
+[mcp.servers.noidp]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.noidp.oauth]
+grant = "enterprise"
+client_id = "c"
+client_secret_from_env = "S"
+[mcp.servers.noidp.oauth.enterprise]
+issuer = "https://idp.example"
+token_endpoint = "https://idp.example/token"
+client_id = "idp-client"
+"#,
+    );
+    let cc = oauth_of(&cfg, "cc");
+    assert_eq!(cc.grant, OAuthGrant::ClientCredentials);
+    assert_eq!(cc.private_key_from_env.as_deref(), Some("SVC_KEY"));
+    let ent = oauth_of(&cfg, "ent");
+    assert_eq!(ent.grant, OAuthGrant::Enterprise);
+    assert_eq!(
+        ent.enterprise
+            .as_ref()
+            .map(|e| e.id_token_from_env.as_str()),
+        Some("ENTERPRISE_ID_TOKEN")
+    );
+    assert!(error_of(&cfg, "both").contains("exactly one of"));
+    assert!(error_of(&cfg, "noid").contains("needs `client_id`"));
+    assert!(error_of(&cfg, "odd").contains("`grant` must be"));
+    assert!(error_of(&cfg, "stray").contains("need a machine `grant`"));
+    assert!(error_of(&cfg, "noidp").contains("id_token_from_env"));
+}

@@ -52,8 +52,12 @@ impl Listener {
                 "a browser login needs an interactive terminal outside CI".to_owned(),
             ));
         }
+        // `$BROWSER` (one program) where the person set it, else the desktop's opener.
+        let opener = std::env::var_os("BROWSER")
+            .filter(|b| !b.is_empty())
+            .unwrap_or_else(|| "xdg-open".into());
         tracing::info!(target: "rho::mcp", "opening the browser for MCP authorization");
-        let _ = std::process::Command::new("xdg-open")
+        let _ = std::process::Command::new(opener)
             .arg(auth_url)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

@@ -5,6 +5,7 @@
 //! headless for the conformance mode only).
 
 mod login;
+mod machine;
 mod store;
 
 use std::path::PathBuf;
@@ -65,6 +66,10 @@ pub struct OAuthOptions {
     pub authorizer: Authorizer,
     /// A client secret supplied by the host at run time (conformance context), never config.
     pub client_secret: Option<String>,
+    /// A `private_key_jwt` key (PKCS#8 PEM) supplied at run time (conformance context only).
+    pub private_key_pem: Option<String>,
+    /// An enterprise ID token supplied at run time (conformance context only).
+    pub id_token: Option<String>,
 }
 
 /// Per-server in-memory credential stores shared by every connection of a run.
@@ -89,7 +94,7 @@ impl MemoryStores {
 pub enum OAuthError {
     /// No stored token and this run may not authorize.
     #[error(
-        "MCP server `{0}` needs OAuth authorization: start Rho interactively once to authorize it"
+        "MCP server `{0}` needs OAuth authorization: start Rho interactively once to authorize it (`rho mcp login {0}` in a terminal)"
     )]
     NeedsAuthorization(String),
     /// The server's metadata breaks a rule Rho holds to.
@@ -222,6 +227,10 @@ async fn authorize_scoped(
     challenge: &str,
     scopes: Option<Vec<String>>,
 ) -> Result<(), OAuthError> {
+    // Machine grants need no person: every run may use them, `--connect` included.
+    if oauth.grant != crate::config::OAuthGrant::AuthorizationCode {
+        return machine::authorize(http, oauth, server_id, opts, challenge, scopes).await;
+    }
     if opts.authorizer == Authorizer::Never {
         return Err(OAuthError::NeedsAuthorization(server_id.to_owned()));
     }

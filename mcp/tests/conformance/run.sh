@@ -6,6 +6,8 @@
 #
 # Peers come from mcp/tests/setup.sh ($RHO_MCP_PEERS). Goals (each must report zero failures):
 #   - 0.1.16          --suite core (its pinned scenarios, one at a time)
+#   - 0.1.16          --suite all (the other scenarios, one at a time, against
+#                     expected-failures-all.yml: only the refusals the seed demands)
 #   - 0.2.0-alpha.12  --requirements 2026-07-28 (extension scenarios are run by the suite but
 #                     not scored; the summary line must show "0 failed" among scored ones)
 set -euo pipefail
@@ -46,6 +48,42 @@ for scenario in $CORE_0_1_16; do
 done
 echo "conformance 0.1.16 --suite core: $passed of $(wc -w <<< "$CORE_0_1_16") scenarios passed"
 
+# 0.1.16 --suite all: the core scenarios above plus the rest, again one at a time. A scenario in
+# expected-failures-all.yml (only refusals the seed demands) must fail; every other must pass;
+# an expected failure that passes is an error too (the baseline must stay strict).
+REST_0_1_16="auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
+  auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+  auth/client-credentials-jwt auth/client-credentials-basic auth/cross-app-access-complete-flow"
+listed="$("$(conf 0.1.16)" list --client 2>/dev/null | sed -n 's/^  - \([^ ]*\) .*/\1/p' | sort)"
+pinned="$(tr -s ' \n' '\n' <<< "$CORE_0_1_16 $REST_0_1_16" | sed '/^$/d' | sort)"
+if [ "$listed" != "$pinned" ]; then
+  echo "conformance 0.1.16 --suite all: the suite's client scenarios differ from the pinned list"
+  diff <(echo "$pinned") <(echo "$listed") || true
+  status=1
+fi
+expected="$(sed -n 's/^  - \(.*\)$/\1/p' "$(dirname "$0")/expected-failures-all.yml")"
+all_ok=0
+for scenario in $REST_0_1_16; do
+  log="$OUT/all-${scenario//\//_}.log"
+  "$(conf 0.1.16)" client --command "$RHO mcp conformance-client" --scenario "$scenario" \
+    -o "$OUT/all" > "$log" 2>&1 || true
+  if grep -qx "$scenario" <<< "$expected"; then
+    if grep -q ', 0 failed' "$log"; then
+      echo "conformance 0.1.16 --suite all: $scenario is listed as an expected failure but passed"
+      status=1
+    else
+      all_ok=$((all_ok + 1))
+    fi
+  elif grep -q ', 0 failed' "$log"; then
+    all_ok=$((all_ok + 1))
+  else
+    echo "conformance 0.1.16 --suite all: $scenario FAILED"
+    tail -n 20 "$log"
+    status=1
+  fi
+done
+echo "conformance 0.1.16 --suite all: $((passed + all_ok)) of $(($(wc -w <<< "$CORE_0_1_16") + $(wc -w <<< "$REST_0_1_16"))) scenarios as expected ($(wc -w <<< "$expected") expected refusals)"
+
 # 0.2.0-alpha.12 --requirements 2026-07-28: every scored (required) scenario must pass.
 "$(conf 0.2.0-alpha.12)" client --command "$RHO mcp conformance-client" \
   --requirements 2026-07-28 -o "$OUT/req" > "$OUT/req.log" 2>&1 || true
@@ -62,7 +100,7 @@ for f in $failing; do
 done
 
 if [ "$status" -eq 0 ]; then
-  echo "conformance: 2 passed, 0 failed"
+  echo "conformance: 3 passed, 0 failed"
 else
   echo "conformance: FAILED"
 fi
