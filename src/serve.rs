@@ -26,6 +26,7 @@ struct Plan {
     limits: Limits,
     selection: Selection,
     runtimes: Runtimes,
+    r: rho_actors::runs::config::RConfig,
     registry: Registry,
     fresh_state: bool,
     bound: Bound,
@@ -76,6 +77,8 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         args.python.as_deref(),
     )
     .map_err(|e| fail(1, e))?;
+    let r = crate::start::runtimes::r_config(&runtimes, args.core.as_deref(), args.r_repos.as_deref())
+        .map_err(|(code, e)| fail(code, e))?;
     let lock = lock_state(&folders.state).map_err(|e| fail(1, e))?;
     let (registry, fresh_state) = Registry::open(&folders.state).map_err(|e| fail(1, e))?;
     let last = registry.last_port().map_err(|e| fail(1, e))?;
@@ -85,6 +88,7 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         limits,
         selection,
         runtimes,
+        r,
         registry,
         fresh_state,
         bound,
@@ -113,6 +117,7 @@ async fn serve(plan: Plan) -> ExitCode {
         limits,
         selection,
         runtimes,
+        r,
         registry,
         fresh_state,
         bound,
@@ -165,7 +170,8 @@ async fn serve(plan: Plan) -> ExitCode {
         limits.clone(),
         events.clone(),
         url.clone(),
-    ));
+    )
+    .with_r(r));
     if let Err(e) = register_service_operations(&mut table, services) {
         return fail(1, e);
     }

@@ -13,6 +13,7 @@ mod observation;
 mod pairing;
 mod projects;
 mod protocol;
+mod requirements;
 mod tables;
 
 use crate::envelope::ApiError;
@@ -36,6 +37,8 @@ pub struct Services {
     pub events: EventBus,
     /// The service's own URL (`http://127.0.0.1:PORT`), for links it mints.
     pub url: String,
+    /// The R runtime of this run (Rscript, repositories, Core); see [`Services::with_r`].
+    pub r: Arc<rho_actors::runs::config::RConfig>,
     fixed: std::sync::OnceLock<Fixed>,
 }
 
@@ -62,8 +65,15 @@ impl Services {
             limits,
             events,
             url,
+            r: Arc::default(),
             fixed: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The same services with this R runtime.
+    pub fn with_r(mut self, r: rho_actors::runs::config::RConfig) -> Self {
+        self.r = Arc::new(r);
+        self
     }
 
     pub(crate) fn fixed(&self) -> &Fixed {
@@ -108,6 +118,7 @@ pub fn register_service_operations(
     media::register(table, &services)?;
     charts::register(table, &services)?;
     objects::register(table, &services)?;
+    requirements::register(table, &services)?;
     Ok(())
 }
 
