@@ -5,8 +5,9 @@
 //! keeps the pipe's write end open for the run's life. The kernel closes that end whenever the
 //! Host dies (also on `kill -9`); the guard then reads EOF and sends SIGKILL to its own group,
 //! taking R and anything R started with it. The guard ignores (blocks) SIGTERM, SIGINT and
-//! SIGHUP so a cancel's SIGTERM to the group reaches R while the guard keeps watching; its exit
-//! mirrors the program's (same code, or the same signal re-raised). See decision 0302.
+//! SIGHUP (R gets them unblocked) so a cancel's SIGTERM to the group reaches R while the guard
+//! keeps watching; its exit mirrors the program's (same code, or the same signal re-raised).
+//! See decision 0302.
 
 use nix::sys::signal::{killpg, raise, SigSet, Signal};
 use nix::unistd::{getpgrp, getpid};
@@ -32,16 +33,30 @@ pub fn run(command: &[OsString]) -> ExitCode {
     for s in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
         shielded.add(s);
     }
-    // Before any thread exists, so every thread inherits it; the child's mask is reset by std.
+    // Before any thread exists, so every later thread inherits it.
     if let Err(e) = shielded.thread_block() {
         eprintln!("rho core guard: cannot block signals: {e}");
         return ExitCode::from(GUARD_FAILED);
     }
-    let mut child = match Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .spawn()
-    {
+    // A child inherits its spawning thread's mask (std does not reset it), so the program is
+    // spawned from a short-lived thread that unblocks the shielded signals for itself only.
+    let (program_owned, args_owned) = (program.clone(), args.to_vec());
+    let spawner = std::thread::Builder::new()
+        .name("spawn".into())
+        .spawn(move || {
+            shielded.thread_unblock().map_err(std::io::Error::from)?;
+            Command::new(program_owned)
+                .args(args_owned)
+                .stdin(Stdio::null())
+                .spawn()
+        });
+    let spawned = match spawner {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("spawner thread panicked"))),
+        Err(e) => Err(e),
+    };
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
             eprintln!(
