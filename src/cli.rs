@@ -67,6 +67,8 @@ pub(crate) enum Command {
     Journal(JournalCommand),
     /// The MCP servers Rho's own agent can use: `rho mcp list|show`.
     Mcp(rho_mcp::McpArgs),
+    /// The Core: the project Host that runs managed R scripts, and its client commands.
+    Core(rho_kernels::cli::CoreArgs),
 }
 
 #[derive(Debug, Subcommand)]

@@ -126,6 +126,11 @@ pub struct HostRecord {
     pub stop: Option<HostStop>,
     /// Written at run end: each declared artifact as found (`None` = not written).
     pub inventory: Option<Vec<InventoryEntry>>,
+    /// The Host that ran this died before it could observe the end: a later Host found the
+    /// record `recorded`/`running` and marked it `exited` with no exit code, signal or end time
+    /// (R's process group died with its Host). Never re-run.
+    #[serde(default)]
+    pub lost_with_host: bool,
 }
 
 /// Where a run stands in the Host.

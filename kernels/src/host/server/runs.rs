@@ -1,0 +1,408 @@
+//! One run inside the Host: Submit (record durably, then spawn through the guard), the watcher
+//! thread that observes the end and writes the exit facts, Cancel and Wait.
+
+use super::capture::{copy_capped, Counter};
+use super::{inventory, now_ms, store, validate, Host};
+use crate::host::paths;
+use crate::host::proto::{
+    HostErrorCode, HostRecord, HostReply, HostStop, LogFacts, RunSpec, RunState, StopState,
+};
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use std::fs::OpenOptions;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// A run the Host holds: its record and, while it runs, its process group.
+#[derive(Debug)]
+pub(crate) struct Run {
+    inner: Mutex<RunInner>,
+    /// Notified when the run stops running (and its final record is durable).
+    ended: Condvar,
+}
+
+#[derive(Debug)]
+pub(crate) struct RunInner {
+    pub(crate) record: HostRecord,
+    pgid: Option<Pid>,
+    grace: Duration,
+    logs: Option<(Arc<Counter>, Arc<Counter>)>,
+}
+
+impl RunInner {
+    /// The record as it stands, with live log facts while running.
+    pub(crate) fn snapshot(&self) -> HostRecord {
+        let mut r = self.record.clone();
+        if let (RunState::Running, Some((out, err))) = (r.state, &self.logs) {
+            r.stdout = out.facts();
+            r.stderr = err.facts();
+        }
+        r
+    }
+
+    /// The stop grace of this run (zero for a run this Host did not start).
+    pub(crate) fn grace(&self) -> Duration {
+        self.grace
+    }
+
+    pub(crate) fn is_running(&self) -> bool {
+        matches!(self.record.state, RunState::Recorded | RunState::Running)
+    }
+}
+
+impl Run {
+    pub(crate) fn loaded(record: HostRecord) -> Arc<Self> {
+        Arc::new(Self {
+            inner: Mutex::new(RunInner {
+                record,
+                pgid: None,
+                grace: Duration::ZERO,
+                logs: None,
+            }),
+            ended: Condvar::new(),
+        })
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, RunInner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Blocks until the run is not running or `deadline` passes; returns the record.
+    pub(crate) fn wait_until(&self, deadline: Instant) -> HostRecord {
+        let mut inner = self.lock();
+        while inner.is_running() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            inner = self
+                .ended
+                .wait_timeout(inner, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        inner.snapshot()
+    }
+}
+
+fn error(code: HostErrorCode, message: impl Into<String>) -> HostReply {
+    HostReply::Error {
+        code,
+        message: message.into(),
+    }
+}
+
+fn persist(project: &Path, record: &HostRecord) {
+    if let Err(e) = store::write_record(project, record) {
+        tracing::error!(operation = %record.operation_id, error = %e, "writing the run record failed");
+    }
+}
+
+/// Submit: the existing record for a repeated delivery, a conflict for a different digest, or
+/// a new run recorded durably before R is spawned.
+pub(crate) fn submit(host: &Arc<Host>, spec: RunSpec) -> HostReply {
+    if let Err(why) = validate::check(&spec, &host.project) {
+        return error(HostErrorCode::Invalid, why);
+    }
+    let op = spec.operation_id.clone();
+    if let Some(why) = host.unreadable.get(&op) {
+        return error(
+            HostErrorCode::Internal,
+            format!("the record of operationId {op} is unreadable ({why}); it is never re-run"),
+        );
+    }
+    let mut runs = host.runs();
+    if let Some(run) = runs.get(&op).cloned() {
+        drop(runs);
+        let inner = run.lock();
+        if inner.record.request_digest != spec.request_digest {
+            return error(
+                HostErrorCode::Conflict,
+                format!(
+                    "operationId {op} was delivered with requestDigest {}; this delivery has {}",
+                    inner.record.request_digest, spec.request_digest
+                ),
+            );
+        }
+        return HostReply::Record {
+            record: inner.snapshot(),
+        };
+    }
+    if host.is_shutting_down() {
+        return error(
+            HostErrorCode::ShuttingDown,
+            "this Host is shutting down; nothing was recorded: deliver again to a new Host",
+        );
+    }
+    let record = HostRecord {
+        operation_id: op.clone(),
+        request_digest: spec.request_digest.clone(),
+        state: RunState::Recorded,
+        pid: None,
+        exit_code: None,
+        signal: None,
+        spawn_error: None,
+        recorded_at_ms: now_ms(),
+        started_at_ms: None,
+        ended_at_ms: None,
+        stdout: LogFacts::default(),
+        stderr: LogFacts::default(),
+        stop: None,
+        inventory: None,
+        lost_with_host: false,
+    };
+    if let Err(e) = store::create_record(&host.project, &spec, &record) {
+        tracing::error!(operation = %op, error = %e, "creating the run record failed");
+        return error(
+            HostErrorCode::Internal,
+            format!("the Host could not record operationId {op}: {e}; nothing was run"),
+        );
+    }
+    let run = Run::loaded(record);
+    let mut inner = run.lock();
+    runs.insert(op, run.clone());
+    drop(runs);
+    host.touch();
+    start(host, &run, &mut inner, spec);
+    HostReply::Record {
+        record: inner.snapshot(),
+    }
+}
+
+/// Resolves the program like a shell would (a name searches `PATH`) and checks it can run.
+fn resolve_program(program: &Path) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.components().count() > 1 || program.is_absolute() {
+        return if executable(program) {
+            Ok(program.to_path_buf())
+        } else {
+            Err(format!("{} is not an executable file", program.display()))
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| executable(p))
+        .ok_or_else(|| format!("{} was not found on PATH", program.display()))
+}
+
+/// Spawns the guard (which runs Rscript) with the run's record lock held, so a Cancel or a
+/// repeated Submit sees `running` with its pid, or `failedToStart`.
+fn start(host: &Arc<Host>, run: &Arc<Run>, inner: &mut RunInner, spec: RunSpec) {
+    let op = spec.operation_id.clone();
+    match spawn(host, &spec) {
+        Ok(child) => {
+            let pid = child.id();
+            let out = Arc::new(Counter::default());
+            let err = Arc::new(Counter::default());
+            inner.record.state = RunState::Running;
+            inner.record.pid = Some(pid);
+            inner.record.started_at_ms = Some(now_ms());
+            inner.pgid = i32::try_from(pid).ok().map(Pid::from_raw);
+            inner.grace = Duration::from_millis(spec.stop_grace_ms);
+            inner.logs = Some((out.clone(), err.clone()));
+            persist(&host.project, &inner.record);
+            tracing::info!(operation = %op, pid, "run started");
+            let (host, run) = (host.clone(), run.clone());
+            let watcher = std::thread::Builder::new()
+                .name(format!("run-{op}"))
+                .spawn(move || watch(host, run, child, spec, out, err));
+            if let Err(e) = watcher {
+                // Without a watcher nobody would observe the end: stop the group now.
+                tracing::error!(operation = %op, error = %e, "no watcher thread; killing the run");
+                if let Some(pgid) = inner.pgid {
+                    let _ = killpg(pgid, Signal::SIGKILL);
+                }
+            }
+        }
+        Err(why) => {
+            tracing::warn!(operation = %op, reason = %why, "run failed to start");
+            inner.record.state = RunState::FailedToStart;
+            inner.record.spawn_error = Some(why);
+            inner.record.ended_at_ms = Some(now_ms());
+            persist(&host.project, &inner.record);
+            run.ended.notify_all();
+        }
+    }
+}
+
+fn spawn(host: &Host, spec: &RunSpec) -> Result<Child, String> {
+    let rscript = resolve_program(&spec.rscript)?;
+    std::fs::create_dir_all(&spec.run_directory).map_err(|e| {
+        format!(
+            "cannot create the run directory {}: {e}",
+            spec.run_directory.display()
+        )
+    })?;
+    let script = paths::script_path(&host.project, &spec.operation_id, &spec.script_name);
+    let mut r_libs = spec.library.clone().into_os_string();
+    if let Some(existing) = std::env::var_os("R_LIBS").filter(|v| !v.is_empty()) {
+        r_libs.push(":");
+        r_libs.push(existing);
+    }
+    let (program, guard_args) = host
+        .guard
+        .split_first()
+        .ok_or_else(|| "no guard program configured".to_string())?;
+    let mut cmd = Command::new(program);
+    cmd.args(guard_args)
+        .arg(&rscript)
+        .arg(&script)
+        .arg(&spec.output_directory)
+        .args(&spec.args)
+        .current_dir(&spec.working_directory)
+        .env("R_LIBS", r_libs)
+        // The guard reads stdin only to see EOF: the Host holds the write end for the run's
+        // life, so the Host's death (even kill -9) closes it and the guard kills the group.
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    cmd.spawn()
+        .map_err(|e| format!("cannot start {}: {e}", program.to_string_lossy()))
+}
+
+/// Lives as long as the run: drains both streams, waits for the guard, sweeps the process
+/// group, takes the inventory and writes the final record.
+fn watch(
+    host: Arc<Host>,
+    run: Arc<Run>,
+    mut child: Child,
+    spec: RunSpec,
+    out: Arc<Counter>,
+    err: Arc<Counter>,
+) {
+    let op = spec.operation_id.clone();
+    let _death_pipe = child.stdin.take();
+    let copier = |pipe: Option<Box<dyn std::io::Read + Send>>, path: PathBuf, counter| {
+        let (host, run) = (host.clone(), run.clone());
+        let cap = spec.max_log_bytes;
+        let name = format!("log-{op}");
+        std::thread::Builder::new().name(name).spawn(move || {
+            let file = OpenOptions::new().append(true).open(&path);
+            match (pipe, file) {
+                (Some(pipe), Ok(file)) => Some(copy_capped(pipe, file, cap, counter, || {
+                    let inner = run.lock();
+                    persist(&host.project, &inner.snapshot());
+                })),
+                (Some(mut pipe), Err(e)) => {
+                    tracing::error!(path = %path.display(), error = %e, "cannot open a run log");
+                    let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+                    None
+                }
+                (None, _) => None,
+            }
+        })
+    };
+    let stdout_pipe = child
+        .stdout
+        .take()
+        .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>);
+    let stderr_pipe = child
+        .stderr
+        .take()
+        .map(|p| Box::new(p) as Box<dyn std::io::Read + Send>);
+    let copiers = [
+        copier(stdout_pipe, paths::stdout_path(&host.project, &op), out),
+        copier(stderr_pipe, paths::stderr_path(&host.project, &op), err),
+    ];
+    let status = child.wait();
+    // Anything the script left behind in its group goes with it.
+    if let Ok(pgid) = i32::try_from(child.id()) {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+    let mut facts = [LogFacts::default(), LogFacts::default()];
+    for (slot, copier) in facts.iter_mut().zip(copiers) {
+        if let Ok(handle) = copier {
+            if let Ok(Some(f)) = handle.join() {
+                *slot = f;
+            }
+        }
+    }
+    let inventory = inventory::take(&spec.output_directory, &spec.artifacts);
+    let mut inner = run.lock();
+    let r = &mut inner.record;
+    match &status {
+        Ok(s) => {
+            r.exit_code = s.code();
+            r.signal = s.signal();
+        }
+        Err(e) => tracing::error!(operation = %op, error = %e, "waiting for the run failed"),
+    }
+    r.state = RunState::Exited;
+    r.ended_at_ms = Some(now_ms());
+    [r.stdout, r.stderr] = facts;
+    r.inventory = Some(inventory);
+    if let Some(stop) = &mut r.stop {
+        stop.state = match stop.state {
+            StopState::Signalled => StopState::Stopped,
+            StopState::Requested => StopState::FinishedFirst,
+            other => other,
+        };
+    }
+    inner.pgid = None;
+    persist(&host.project, &inner.record);
+    tracing::info!(operation = %op, exit = ?inner.record.exit_code, signal = ?inner.record.signal, "run ended");
+    drop(inner);
+    run.ended.notify_all();
+    host.touch();
+}
+
+/// Cancel: SIGTERM to the group now, SIGKILL after the grace; a finished run gets
+/// `finished-first`, a run lost with its Host `unconfirmed`. Answers the record as it stands.
+pub(crate) fn cancel(host: &Arc<Host>, run: &Arc<Run>, requested_by: &str) -> HostRecord {
+    let mut inner = run.lock();
+    if inner.record.stop.is_some() {
+        return inner.snapshot();
+    }
+    let at_ms = now_ms();
+    let stop = |state| HostStop {
+        state,
+        requested_by: requested_by.to_string(),
+        at_ms,
+    };
+    let Some(pgid) = inner.pgid.filter(|_| inner.is_running()) else {
+        let state = if inner.record.lost_with_host {
+            StopState::Unconfirmed
+        } else {
+            StopState::FinishedFirst
+        };
+        inner.record.stop = Some(stop(state));
+        persist(&host.project, &inner.record);
+        return inner.snapshot();
+    };
+    inner.record.stop = Some(stop(StopState::Requested));
+    persist(&host.project, &inner.record);
+    match killpg(pgid, Signal::SIGTERM) {
+        Ok(()) => {
+            inner.record.stop = Some(stop(StopState::Signalled));
+            persist(&host.project, &inner.record);
+        }
+        Err(e) => {
+            tracing::warn!(operation = %inner.record.operation_id, error = %e, "SIGTERM to the run's group failed")
+        }
+    }
+    let grace = inner.grace;
+    let reply = inner.snapshot();
+    drop(inner);
+    let run = run.clone();
+    let escalate = std::thread::Builder::new()
+        .name("stop-grace".into())
+        .spawn(move || {
+            let record = run.wait_until(Instant::now() + grace);
+            if record.state == RunState::Running {
+                tracing::info!(operation = %record.operation_id, "grace over; SIGKILL to the group");
+                let _ = killpg(pgid, Signal::SIGKILL);
+            }
+        });
+    if escalate.is_err() {
+        let _ = killpg(pgid, Signal::SIGKILL);
+    }
+    reply
+}

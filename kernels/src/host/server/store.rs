@@ -1,0 +1,150 @@
+//! The Host's durable records: a record folder is created whole (temp folder, fsync, rename,
+//! directory fsync) and `record.json` is replaced atomically (temp, fsync, rename, dir fsync).
+
+use crate::host::paths;
+use crate::host::proto::{HostRecord, RunSpec, RunState, StopState};
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Prefix of a record folder still being built; never acknowledged, removed at Host start.
+const NEW_PREFIX: &str = ".new-";
+
+/// fsync a directory so a create/rename/remove inside it is durable.
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// Creates `<project>/.rho/host/` (fsynced into `.rho/`) if missing.
+pub(crate) fn ensure_host_dir(project: &Path) -> io::Result<()> {
+    let dir = paths::host_dir(project);
+    if !dir.is_dir() {
+        fs::create_dir_all(&dir)?;
+        sync_dir(&project.join(".rho"))?;
+    }
+    Ok(())
+}
+
+/// Creates the record folder of a new run with its frozen script, empty logs and the
+/// `recorded` record, all durable before this returns.
+pub(crate) fn create_record(project: &Path, spec: &RunSpec, record: &HostRecord) -> io::Result<()> {
+    let host = paths::host_dir(project);
+    let temp = host.join(format!("{NEW_PREFIX}{}", spec.operation_id));
+    if temp.exists() {
+        fs::remove_dir_all(&temp)?;
+    }
+    fs::create_dir(&temp)?;
+    write_synced(&temp.join(&spec.script_name), spec.script.as_bytes())?;
+    write_synced(&temp.join(paths::STDOUT_FILE), b"")?;
+    write_synced(&temp.join(paths::STDERR_FILE), b"")?;
+    write_synced(&temp.join(paths::RECORD_FILE), &encode(record)?)?;
+    sync_dir(&temp)?;
+    fs::rename(&temp, paths::record_dir(project, &spec.operation_id))?;
+    sync_dir(&host)
+}
+
+fn encode(record: &HostRecord) -> io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(record).map_err(io::Error::other)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Replaces `record.json` atomically and durably.
+pub(crate) fn write_record(project: &Path, record: &HostRecord) -> io::Result<()> {
+    let dir = paths::record_dir(project, &record.operation_id);
+    let temp = dir.join("record.json.tmp");
+    let _ = fs::remove_file(&temp);
+    write_synced(&temp, &encode(record)?)?;
+    fs::rename(&temp, dir.join(paths::RECORD_FILE))?;
+    sync_dir(&dir)
+}
+
+/// What a starting Host finds on disk.
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    pub(crate) records: BTreeMap<String, HostRecord>,
+    /// Record folders whose `record.json` cannot be read: their ids are refused, never re-run.
+    pub(crate) unreadable: BTreeMap<String, String>,
+}
+
+/// Loads every record; a record a previous Host left `recorded` or `running` is marked lost
+/// (see [`mark_lost`]) and rewritten. Unfinished `.new-*` folders are removed.
+pub(crate) fn load(project: &Path) -> io::Result<Loaded> {
+    let host = paths::host_dir(project);
+    let mut loaded = Loaded::default();
+    let mut removed = false;
+    for entry in fs::read_dir(&host)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !entry.file_type()?.is_dir() {
+            continue;
+        }
+        if name.starts_with(NEW_PREFIX) {
+            fs::remove_dir_all(entry.path())?;
+            removed = true;
+            continue;
+        }
+        if paths::check_operation_id(&name).is_err() {
+            continue;
+        }
+        let parsed = fs::read(entry.path().join(paths::RECORD_FILE))
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice::<HostRecord>(&b).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(mut record) if record.operation_id == name => {
+                if mark_lost(project, &mut record) {
+                    write_record(project, &record)?;
+                }
+                loaded.records.insert(name, record);
+            }
+            Ok(record) => {
+                let why = format!("record names operationId {:?}", record.operation_id);
+                loaded.unreadable.insert(name, why);
+            }
+            Err(why) => {
+                loaded.unreadable.insert(name, why);
+            }
+        }
+    }
+    if removed {
+        sync_dir(&host)?;
+    }
+    Ok(loaded)
+}
+
+/// A record left `recorded`/`running` by a Host that died: its R process group died with that
+/// Host (the guard kills it), so it is `exited` with no exit code, signal or end time known,
+/// `lostWithHost`, its kept log sizes read from disk, and a stop in flight `unconfirmed`.
+/// Returns whether anything changed.
+pub(crate) fn mark_lost(project: &Path, record: &mut HostRecord) -> bool {
+    if !matches!(record.state, RunState::Recorded | RunState::Running) {
+        return false;
+    }
+    record.state = RunState::Exited;
+    record.lost_with_host = true;
+    record.exit_code = None;
+    record.signal = None;
+    record.ended_at_ms = None;
+    let op = record.operation_id.clone();
+    for (facts, path) in [
+        (&mut record.stdout, paths::stdout_path(project, &op)),
+        (&mut record.stderr, paths::stderr_path(project, &op)),
+    ] {
+        if let Ok(meta) = fs::metadata(path) {
+            facts.bytes = meta.len();
+        }
+    }
+    if let Some(stop) = &mut record.stop {
+        if matches!(stop.state, StopState::Requested | StopState::Signalled) {
+            stop.state = StopState::Unconfirmed;
+        }
+    }
+    true
+}
