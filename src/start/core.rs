@@ -1,29 +1,10 @@
 //! The Core selection: `--core` / `RHO_CORE_BINARY`, else this `rho` executable; its identity (path, SHA-256, version).
 //!
-//! An explicitly selected Core that is missing or not executable fails startup naming it;
-//! nothing silently replaces it.
+//! An explicitly selected Core that is missing, not executable or does not answer `--version`
+//! fails startup naming it; nothing silently replaces it.
 
 use rho_actors::runs::CoreIdentity;
-use sha2::{Digest, Sha256};
-use std::io::Read;
 use std::path::{Path, PathBuf};
-
-fn digest(path: &Path) -> Result<String, String> {
-    let mut f = std::fs::File::open(path)
-        .map_err(|e| format!("reading the Core {}: {e}", path.display()))?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f
-            .read(&mut buf)
-            .map_err(|e| format!("reading the Core {}: {e}", path.display()))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
 
 fn executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
@@ -37,33 +18,27 @@ pub(crate) fn select(option: Option<&Path>) -> Result<CoreIdentity, String> {
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     });
-    let (path, version) = match explicit {
+    let path = match explicit {
         Some(p) => {
             let found = if p.components().count() == 1 {
                 super::runtimes::which(&p.to_string_lossy())
             } else {
                 Some(p.clone())
             };
-            let Some(found) = found.filter(|f| executable(f)) else {
-                return Err(format!(
+            found.filter(|f| executable(f)).ok_or_else(|| {
+                format!(
                     "the selected Core {} does not exist or is not executable",
                     p.display()
-                ));
-            };
-            // An override is outside bundled digest verification; its version is what it was
-            // built as when it is a rho binary, else recorded as unknown.
-            (found, "override".to_string())
+                )
+            })?
         }
-        None => (
-            std::env::current_exe()
-                .map_err(|e| format!("locating this rho executable as the Core: {e}"))?,
-            env!("CARGO_PKG_VERSION").to_string(),
-        ),
+        None => std::env::current_exe()
+            .map_err(|e| format!("locating this rho executable as the Core: {e}"))?,
     };
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    let id = rho_kernels::core::CoreIdentity::of(&path).map_err(|e| e.to_string())?;
     Ok(CoreIdentity {
-        sha256: digest(&path)?,
-        path: path.display().to_string(),
-        version,
+        path: id.path.display().to_string(),
+        sha256: id.sha256,
+        version: id.version,
     })
 }

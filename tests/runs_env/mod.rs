@@ -90,3 +90,59 @@ impl Env {
         (status, v["error"].clone())
     }
 }
+
+/// SHA-256 hex of bytes.
+pub fn sha(bytes: &[u8]) -> String {
+    crate::util::sha256_hex(bytes)
+}
+
+impl Env {
+    /// Writes `code` to `path` in the project; answers the disk script input.
+    pub fn script(&self, path: &str, code: &str) -> Value {
+        std::fs::write(self.dir.join(path), code).unwrap();
+        json!({"kind": "disk", "path": path, "digest": sha(code.as_bytes())})
+    }
+
+    /// The body of an `action.submit` of `r.execute` with `input` (defaults filled).
+    pub fn submit_body(&self, op: &str, input: Value) -> Value {
+        let mut full = json!({"args": [], "requirements": [], "artifacts": [], "completion": null});
+        for (k, v) in input.as_object().unwrap() {
+            full[k] = v.clone();
+        }
+        json!({"operationId": op, "action": "r.execute", "actionVersion": "0.2.0", "input": full})
+    }
+
+    /// Polls `action.observe` until the run is no longer running (or `secs` pass).
+    pub fn wait_end(&self, op: &str, secs: u64) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        loop {
+            let v = self.ok("action.observe", json!({"operationId": op}));
+            if v["execution"] != "running" || std::time::Instant::now() > deadline {
+                return v;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// The whole captured stream as text.
+    pub fn output(&self, op: &str, stream: &str) -> String {
+        use base64::Engine;
+        let mut all = Vec::new();
+        let mut offset = 0u64;
+        loop {
+            let v = self.ok(
+                "action.output",
+                json!({"operationId": op, "stream": stream, "offset": offset}),
+            );
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(v["bytes"].as_str().unwrap())
+                .unwrap();
+            if bytes.is_empty() {
+                break;
+            }
+            all.extend_from_slice(&bytes);
+            offset = v["nextOffset"].as_u64().unwrap();
+        }
+        String::from_utf8_lossy(&all).into_owned()
+    }
+}

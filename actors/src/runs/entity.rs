@@ -156,7 +156,8 @@ impl Entity for RunsEntity {
                     r.execution = Execution::Running;
                 }
             }
-            RunEvent::NotSent { .. } => {
+            RunEvent::NotSent { reason, .. } => {
+                r.delivery_note = Some(reason.clone());
                 r.delivery = Delivery::NotSent;
                 r.execution = Execution::Pending;
             }

@@ -3,7 +3,14 @@
 pub mod config;
 pub mod contract;
 pub mod entity;
+pub mod freeze;
+pub mod host;
 pub mod model;
+mod outputs;
+pub mod render;
+pub mod state_msgs;
+pub mod submit;
+pub mod supervise;
 
 pub use entity::{RunCommand, RunEvent, RunsEntity};
 pub use model::{CoreIdentity, RunRecord};

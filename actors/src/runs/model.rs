@@ -164,6 +164,8 @@ pub struct RunRecord {
     pub stdout: LogFacts,
     pub stderr: LogFacts,
     pub inventory: Option<Vec<InventoryEntry>>,
+    /// Why the last delivery attempt did not reach the Host.
+    pub delivery_note: Option<String>,
     pub accepted_at_ms: i64,
     pub sent_at_ms: Option<i64>,
     pub updated_at_ms: i64,

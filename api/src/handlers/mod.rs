@@ -14,6 +14,8 @@ mod pairing;
 mod projects;
 mod protocol;
 mod requirements;
+mod runs;
+mod runs_output;
 mod tables;
 
 use crate::envelope::ApiError;
@@ -119,6 +121,7 @@ pub fn register_service_operations(
     charts::register(table, &services)?;
     objects::register(table, &services)?;
     requirements::register(table, &services)?;
+    runs::register(table, &services)?;
     Ok(())
 }
 
