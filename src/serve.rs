@@ -207,6 +207,7 @@ async fn serve(plan: Plan) -> ExitCode {
     state.begin_shutdown();
     handle.stop(true).await;
     let _ = running.await;
+    crate::start::hosts::stop_owned(&service).await;
     let mut code = ExitCode::SUCCESS;
     for (id, res) in service.send(CloseAll).await.unwrap_or_default() {
         if let Err(e) = res {

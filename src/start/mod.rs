@@ -4,5 +4,6 @@ pub(crate) mod connection;
 pub(crate) mod core;
 pub(crate) mod example;
 pub(crate) mod folders;
+pub(crate) mod hosts;
 pub(crate) mod port;
 pub(crate) mod runtimes;

@@ -91,6 +91,21 @@ pub struct OutputRequest {
     pub max_bytes: Option<u64>,
 }
 
+/// `action.export`: one run as ordinary files in a new project folder.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExportRequest {
+    pub project_id: String,
+    pub operation_id: String,
+    pub export_id: String,
+    /// Default `exports/<operationId>`; must not exist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// `include` or `leave`; required when the script has unsaved editor changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsaved: Option<String>,
+}
+
 /// `action.list`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -136,4 +151,30 @@ pub const OPERATIONS: &[OperationSpec] = &[
         schema::<RunRequest>, &["invalid", "not_found", "forbidden", "conflict", "limit", "unavailable", "unknown"]),
     op("action.cancel", Effect::Write, "Stop a run (submitter, or a local/paired principal): SIGTERM to its process group, SIGKILL after r.stopGraceMs; confirmed by observing its end.",
         schema::<RunRequest>, &["invalid", "not_found", "forbidden", "unavailable"]),
+    OperationSpec {
+        name: "artifact.check",
+        version: "1.0.0",
+        owner: Some(Owner::Files),
+        effect: Effect::Read,
+        callers: ANY,
+        project_scoped: true,
+        summary: "Verify exactly a run's declared files against its completion declaration (bytes, SHA-256): {complete, partial, completion:{present, valid, complete}, files}. Never interprets content.",
+        request: schema::<RunRequest>,
+        response: schema::<serde_json::Value>,
+        errors: &["invalid", "not_found"],
+        events: &[],
+    },
+    OperationSpec {
+        name: "action.export",
+        version: "1.0.0",
+        owner: Some(Owner::R),
+        effect: Effect::Write,
+        callers: ANY,
+        project_scoped: true,
+        summary: "Export one ended run into a new folder (default exports/<operationId>): script/, outputs/, provenance.json, PROVENANCE.md; partial when a declared file is missing or changed. Runs nothing; exportId idempotent.",
+        request: schema::<ExportRequest>,
+        response: schema::<serde_json::Value>,
+        errors: &["invalid", "not_found", "conflict", "unavailable"],
+        events: &[],
+    },
 ];

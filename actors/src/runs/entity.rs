@@ -38,6 +38,13 @@ pub enum RunEvent {
     /// No Host answers for a delivered run.
     ExecutionUnknown { operation_id: String },
     StopRequested { operation_id: String, requested_by: String },
+    /// An export was built (its `exportId`, input digest and reply as JSON text).
+    Exported {
+        operation_id: String,
+        export_id: String,
+        digest: crate::identity::InputDigest,
+        reply: String,
+    },
 }
 
 impl RunEvent {
@@ -50,7 +57,8 @@ impl RunEvent {
             | RunEvent::Uncertain { operation_id }
             | RunEvent::Observed { operation_id, .. }
             | RunEvent::ExecutionUnknown { operation_id }
-            | RunEvent::StopRequested { operation_id, .. } => operation_id,
+            | RunEvent::StopRequested { operation_id, .. }
+            | RunEvent::Exported { operation_id, .. } => operation_id,
         }
     }
 }
@@ -66,6 +74,7 @@ impl EntityEvent for RunEvent {
             RunEvent::Observed { .. } => "run.observed",
             RunEvent::ExecutionUnknown { .. } => "run.execution-unknown",
             RunEvent::StopRequested { .. } => "run.stop-requested",
+            RunEvent::Exported { .. } => "run.exported",
         }
     }
 
@@ -94,6 +103,8 @@ impl EntityEvent for RunEvent {
 pub struct RunsEntity {
     pub runs: BTreeMap<String, RunRecord>,
     identities: IdentityTable<RunRecord>,
+    /// Exports by `exportId`: the input digest and the reply (JSON text).
+    pub exports: BTreeMap<String, (crate::identity::InputDigest, String)>,
 }
 
 /// Commands of the runs entity.
@@ -109,6 +120,8 @@ pub enum RunCommand {
     Resend { operation_id: String, max_concurrent: u64 },
     /// Record a fact learned from the Host (or from its absence).
     Learn { event: RunEvent },
+    /// Record a built export under its `exportId`.
+    Export { event: RunEvent },
 }
 
 impl RunsEntity {
@@ -142,12 +155,23 @@ impl Entity for RunsEntity {
             self.runs.insert(record.operation_id.clone(), record.clone());
             return;
         }
+        if let RunEvent::Exported {
+            export_id,
+            digest,
+            reply,
+            ..
+        } = event
+        {
+            self.exports
+                .insert(export_id.clone(), (*digest, reply.clone()));
+            return;
+        }
         let Some(r) = self.runs.get_mut(event.operation_id()) else {
             return;
         };
         r.updated_at_ms = meta.time_ms;
         match event {
-            RunEvent::Accepted { .. } => {}
+            RunEvent::Accepted { .. } | RunEvent::Exported { .. } => {}
             RunEvent::Sending { .. } => r.delivery = Delivery::Sending,
             RunEvent::Sent { .. } => {
                 r.delivery = Delivery::Sent;
@@ -262,6 +286,29 @@ impl Entity for RunsEntity {
                         operation_id: operation_id.clone(),
                     }],
                     reply,
+                })
+            }
+            RunCommand::Export { event } => {
+                let r = self.get(event.operation_id())?.clone();
+                if let RunEvent::Exported {
+                    export_id, digest, ..
+                } = event
+                {
+                    if let Some((d, _)) = self.exports.get(export_id) {
+                        if d != digest {
+                            return Err(ActorError::conflict(format!(
+                                "exportId {export_id:?} was already used with a different input"
+                            )));
+                        }
+                        return Ok(Decision {
+                            events: vec![],
+                            reply: r,
+                        });
+                    }
+                }
+                Ok(Decision {
+                    events: vec![event.clone()],
+                    reply: r,
                 })
             }
             RunCommand::Learn { event } => {

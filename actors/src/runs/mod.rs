@@ -1,7 +1,11 @@
 //! Owner r, managed execution: `r.execute` runs delivered once to the project's Core Host, observed, stopped.
 
 pub mod config;
+pub mod check;
+pub mod context;
 pub mod contract;
+pub mod export;
+pub mod export_msg;
 pub mod entity;
 pub mod freeze;
 pub mod host;

@@ -5,6 +5,7 @@ mod charts;
 mod contexts;
 mod data;
 mod documents;
+mod export;
 mod files;
 mod media;
 mod media_context;
@@ -122,6 +123,7 @@ pub fn register_service_operations(
     objects::register(table, &services)?;
     requirements::register(table, &services)?;
     runs::register(table, &services)?;
+    export::register(table, &services)?;
     Ok(())
 }
 
