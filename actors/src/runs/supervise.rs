@@ -32,11 +32,21 @@ fn mailbox(e: MailboxError) -> ActorError {
 /// Runs being watched (project folder, operationId): one watcher each.
 static WATCHED: Mutex<BTreeSet<(PathBuf, String)>> = Mutex::new(BTreeSet::new());
 
+/// Asks the Host on a plain thread (not the runtime's blocking pool, which a stopping service
+/// would wait for while a long poll is pending).
 async fn ask(dir: &Path, request: HostRequest, timeout: std::time::Duration) -> HostAnswer {
     let d = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || host::ask(&d, &request, timeout))
-        .await
-        .unwrap_or_else(|e| HostAnswer::Lost(e.to_string()))
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("host-ask".into())
+        .spawn(move || {
+            let _ = tx.send(host::ask(&d, &request, timeout));
+        });
+    if let Err(e) = spawned {
+        return HostAnswer::Lost(e.to_string());
+    }
+    rx.await
+        .unwrap_or_else(|_| HostAnswer::Lost("the asking thread ended".into()))
 }
 
 /// Watches one run until the Host reports its end (journaling what changes), or until no Host
