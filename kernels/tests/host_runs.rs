@@ -281,3 +281,26 @@ fn wait_answers_a_running_record_when_its_timeout_passes() {
     assert_eq!(waited.state, RunState::Running);
     assert_eq!(waited.stop, None);
 }
+
+#[test]
+fn what_a_script_leaves_running_in_its_group_ends_with_the_run() {
+    let p = Project::new();
+    let _host = HostProc::start(&p, 60_000);
+    // A background child that would outlive R (and hold its output pipes open).
+    let running = p.submit(&p.spec(
+        "op-bg",
+        "system('sleep 300 & echo $! > bg.pid'); cat('R done\\n')",
+    ));
+    let done = p.wait("op-bg");
+    assert_eq!(done.exit_code, Some(0));
+    let bg: i32 = p.read("bg.pid").trim().parse().unwrap();
+    assert!(bg > 0);
+    until(T, || !group_alive(running.pid.unwrap()));
+    let alive = std::fs::read_to_string(format!("/proc/{bg}/stat"))
+        .map(|s| {
+            !s.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false);
+    assert!(!alive, "the background sleep {bg} survived its run");
+}

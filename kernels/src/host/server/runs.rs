@@ -262,11 +262,7 @@ fn watch(
         copier(stdout_pipe, paths::stdout_path(&host.project, &op), out),
         copier(stderr_pipe, paths::stderr_path(&host.project, &op), err),
     ];
-    let status = child.wait();
-    // Anything the script left behind in its group goes with it.
-    if let Ok(pgid) = i32::try_from(child.id()) {
-        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-    }
+    let status = end_and_sweep(&mut child);
     let mut facts = [LogFacts::default(), LogFacts::default()];
     for (slot, copier) in facts.iter_mut().zip(copiers) {
         if let Ok(handle) = copier {
@@ -302,6 +298,25 @@ fn watch(
     drop(inner);
     run.ended.notify_all();
     host.touch();
+}
+
+/// Waits for the guard to end, then kills whatever the script left in its process group. On
+/// Linux the group is swept while the guard is still an unreaped zombie, so its id cannot have
+/// been reused; elsewhere right after reaping.
+fn end_and_sweep(child: &mut Child) -> std::io::Result<std::process::ExitStatus> {
+    let pgid = i32::try_from(child.id()).ok().map(Pid::from_raw);
+    #[cfg(target_os = "linux")]
+    if let Some(pid) = pgid {
+        use nix::sys::wait::{waitid, Id, WaitPidFlag};
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+        while let Err(nix::errno::Errno::EINTR) = waitid(Id::Pid(pid), flags) {}
+        let _ = killpg(pid, Signal::SIGKILL);
+    }
+    let status = child.wait();
+    if let (false, Some(pid)) = (cfg!(target_os = "linux"), pgid) {
+        let _ = killpg(pid, Signal::SIGKILL);
+    }
+    status
 }
 
 /// Cancel: SIGTERM to the group now, SIGKILL after the grace; a finished run gets
