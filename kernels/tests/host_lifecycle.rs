@@ -220,3 +220,27 @@ fn a_submit_during_shutdown_is_refused_and_not_recorded() {
     assert!(!paths::record_dir(&p.path(), "op-late").exists());
     assert!(stopper.join().unwrap().is_ok());
 }
+
+#[test]
+fn an_in_process_host_serves_and_returns_idle() {
+    use rho_kernels::host::server::{self, HostConfig, HostExit};
+    let p = Project::new();
+    let config = HostConfig {
+        project: p.path(),
+        guard: vec![CORE.into(), "core".into(), "guard".into(), "--".into()],
+        idle: Duration::from_millis(300),
+        new_session: false,
+        lock_wait: Duration::from_secs(5),
+    };
+    let host = std::thread::spawn(move || server::run(config));
+    until(T, || {
+        matches!(
+            client::request(&p.path(), &HostRequest::Ping, T),
+            Ok(HostReply::Pong { .. })
+        )
+    });
+    p.submit(&p.spec("op-in", "cat('in process\\n')"));
+    assert_eq!(p.wait("op-in").exit_code, Some(0));
+    assert_eq!(host.join().unwrap().unwrap(), HostExit::Idle);
+    assert!(!p.path().join(".rho/host.sock").exists());
+}
