@@ -264,10 +264,12 @@ fn watch(
     ];
     let status = end_and_sweep(&mut child);
     let mut facts = [LogFacts::default(), LogFacts::default()];
+    let mut logs = Vec::new();
     for (slot, copier) in facts.iter_mut().zip(copiers) {
         if let Ok(handle) = copier {
-            if let Ok(Some(f)) = handle.join() {
+            if let Ok(Some((f, file))) = handle.join() {
                 *slot = f;
+                logs.push(file);
             }
         }
     }
@@ -293,7 +295,9 @@ fn watch(
         };
     }
     inner.pgid = None;
-    persist(&host.project, &inner.record);
+    if let Err(e) = store::write_record_after(&host.project, &inner.record, &logs) {
+        tracing::error!(operation = %op, error = %e, "writing the final run record failed");
+    }
     tracing::info!(operation = %op, exit = ?inner.record.exit_code, signal = ?inner.record.signal, "run ended");
     drop(inner);
     run.ended.notify_all();

@@ -16,12 +16,6 @@ pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
-}
-
 /// Creates `<project>/.rho/host/` (fsynced into `.rho/`) if missing.
 pub(crate) fn ensure_host_dir(project: &Path) -> io::Result<()> {
     let dir = paths::host_dir(project);
@@ -76,10 +70,29 @@ fn encode(record: &HostRecord) -> io::Result<Vec<u8>> {
 
 /// Replaces `record.json` atomically and durably.
 pub(crate) fn write_record(project: &Path, record: &HostRecord) -> io::Result<()> {
+    write_record_after(project, record, &[])
+}
+
+/// [`write_record`], with `first` (the run's logs) fsynced in parallel with the new record and
+/// before the rename makes it current: the record never claims log bytes a crash could lose.
+pub(crate) fn write_record_after(
+    project: &Path,
+    record: &HostRecord,
+    first: &[File],
+) -> io::Result<()> {
     let dir = paths::record_dir(project, &record.operation_id);
     let temp = dir.join("record.json.tmp");
     let _ = fs::remove_file(&temp);
-    write_synced(&temp, &encode(record)?)?;
+    let new = write_new(&temp, &encode(record)?)?;
+    std::thread::scope(|s| {
+        let others: Vec<_> = first.iter().map(|f| s.spawn(|| f.sync_all())).collect();
+        let own = new.sync_all();
+        for r in others {
+            r.join()
+                .unwrap_or_else(|_| Err(io::Error::other("fsync thread panicked")))?;
+        }
+        own
+    })?;
     fs::rename(&temp, dir.join(paths::RECORD_FILE))?;
     sync_dir(&dir)
 }
