@@ -168,3 +168,28 @@ fn digest_file(path: &str) -> String {
         .map(|b| format!("{b:02x}"))
         .collect()
 }
+
+#[test]
+fn a_host_started_by_the_cli_outlives_the_cli() {
+    let p = Project::new();
+    let dir = p.path();
+    let dir = dir.to_str().unwrap();
+    let out = core(&["core", "start", "--project", dir]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(started["owned"], true);
+    // The starting process is gone; the Host still answers.
+    let out = core(&["core", "ping", "--project", dir]);
+    assert_eq!(code(&out), 0);
+    let pong: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(pong["pid"], started["pid"]);
+    let again: serde_json::Value =
+        serde_json::from_slice(&core(&["core", "start", "--project", dir]).stdout).unwrap();
+    assert_eq!(
+        (&again["pid"], &again["owned"]),
+        (&started["pid"], &serde_json::json!(false))
+    );
+    assert_eq!(code(&core(&["core", "shutdown", "--project", dir])), 0);
+    let pid = started["pid"].as_u64().unwrap() as u32;
+    until(T, || !group_alive(pid));
+}

@@ -13,6 +13,7 @@ use util::*;
 
 const SLEEP_AND_COUNT: &str = r#"
 cat("ran\n", file = "count.txt", append = TRUE)
+cat(strrep("x", 500), "\n")
 Sys.sleep(60)
 "#;
 
@@ -20,10 +21,13 @@ Sys.sleep(60)
 fn kill_9_of_the_host_kills_r_and_a_new_host_reports_the_run_without_rerunning_it() {
     let p = Project::new();
     let mut host = HostProc::start(&p, 60_000);
-    let spec = p.spec("op-lost", SLEEP_AND_COUNT);
+    let mut spec = p.spec("op-lost", SLEEP_AND_COUNT);
+    spec.max_log_bytes = 100;
     let running = p.submit(&spec);
     let pgid = running.pid.unwrap();
-    until(T, || p.read("count.txt") == "ran\n");
+    until(T, || {
+        p.read("count.txt") == "ran\n" && p.lookup("op-lost").stdout.truncated
+    });
     assert!(group_alive(pgid));
 
     host.child.kill().unwrap(); // SIGKILL
@@ -43,6 +47,8 @@ fn kill_9_of_the_host_kills_r_and_a_new_host_reports_the_run_without_rerunning_i
         (None, None, None)
     );
     assert_eq!(lost.pid, Some(pgid));
+    // What was written while it ran survives: the kept head and the truncation flag.
+    assert_eq!((lost.stdout.bytes, lost.stdout.truncated), (100, true));
     // The same delivery again answers that record and runs nothing.
     assert_eq!(p.submit(&spec), lost);
     std::thread::sleep(Duration::from_millis(800));
@@ -213,4 +219,28 @@ fn a_submit_during_shutdown_is_refused_and_not_recorded() {
     }
     assert!(!paths::record_dir(&p.path(), "op-late").exists());
     assert!(stopper.join().unwrap().is_ok());
+}
+
+#[test]
+fn an_in_process_host_serves_and_returns_idle() {
+    use rho_kernels::host::server::{self, HostConfig, HostExit};
+    let p = Project::new();
+    let config = HostConfig {
+        project: p.path(),
+        guard: vec![CORE.into(), "core".into(), "guard".into(), "--".into()],
+        idle: Duration::from_millis(300),
+        new_session: false,
+        lock_wait: Duration::from_secs(5),
+    };
+    let host = std::thread::spawn(move || server::run(config));
+    until(T, || {
+        matches!(
+            client::request(&p.path(), &HostRequest::Ping, T),
+            Ok(HostReply::Pong { .. })
+        )
+    });
+    p.submit(&p.spec("op-in", "cat('in process\\n')"));
+    assert_eq!(p.wait("op-in").exit_code, Some(0));
+    assert_eq!(host.join().unwrap().unwrap(), HostExit::Idle);
+    assert!(!p.path().join(".rho/host.sock").exists());
 }

@@ -24,7 +24,7 @@ cat("libs:", Sys.getenv("R_LIBS"), "\n")
 #[test]
 fn csv_and_png_run_exits_zero_with_a_correct_inventory() {
     let p = Project::new();
-    let _host = HostProc::start(&p, 60_000);
+    let _host = HostProc::start_with_env(&p, 60_000, &[("R_LIBS", "/inherited/lib")]);
     let mut spec = p.spec("op-csv", CSV_AND_PNG);
     spec.args = vec!["first run".into()];
     spec.artifacts = vec!["table.csv".into(), "plot.png".into(), "never.txt".into()];
@@ -64,10 +64,8 @@ fn csv_and_png_run_exits_zero_with_a_correct_inventory() {
         "{stdout}"
     );
     let lib = p.path().join(".rho/library");
-    assert!(
-        stdout.contains(&format!("libs: {}", lib.display())),
-        "{stdout}"
-    );
+    let libs = format!("libs: {}:/inherited/lib", lib.display());
+    assert!(stdout.contains(&libs), "{stdout}");
     assert_eq!(done.stdout.bytes, stdout.len() as u64);
     // The durable record says the same as the reply.
     let on_disk: rho_kernels::host::proto::HostRecord =
@@ -267,4 +265,42 @@ fn invalid_and_unknown_requests_are_refused_and_change_nothing() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn wait_answers_a_running_record_when_its_timeout_passes() {
+    let p = Project::new();
+    let _host = HostProc::start(&p, 60_000);
+    p.submit(&p.spec("op-slow", "Sys.sleep(60)"));
+    let started = std::time::Instant::now();
+    let waited = record(p.ask(&HostRequest::Wait {
+        operation_id: "op-slow".into(),
+        timeout_ms: 400,
+    }));
+    assert!(started.elapsed() >= Duration::from_millis(400));
+    assert_eq!(waited.state, RunState::Running);
+    assert_eq!(waited.stop, None);
+}
+
+#[test]
+fn what_a_script_leaves_running_in_its_group_ends_with_the_run() {
+    let p = Project::new();
+    let _host = HostProc::start(&p, 60_000);
+    // A background child that would outlive R (and hold its output pipes open).
+    let running = p.submit(&p.spec(
+        "op-bg",
+        "system('sleep 300 & echo $! > bg.pid'); cat('R done\\n')",
+    ));
+    let done = p.wait("op-bg");
+    assert_eq!(done.exit_code, Some(0));
+    let bg: i32 = p.read("bg.pid").trim().parse().unwrap();
+    assert!(bg > 0);
+    until(T, || !group_alive(running.pid.unwrap()));
+    let alive = std::fs::read_to_string(format!("/proc/{bg}/stat"))
+        .map(|s| {
+            !s.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false);
+    assert!(!alive, "the background sleep {bg} survived its run");
 }

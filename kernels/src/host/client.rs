@@ -71,7 +71,8 @@ impl HostClientError {
     }
 }
 
-/// Sends one request to the project's Host and reads its reply, all within `timeout`.
+/// Sends one request to the project's Host and reads its reply, all within `timeout` (for a
+/// `Wait`, make it longer than the wait's `timeoutMs`).
 pub fn request(
     project_dir: &Path,
     request: &HostRequest,
@@ -176,6 +177,7 @@ pub fn start(
     let mut child = Command::new(core_binary)
         .args(["core", "host", "--project"])
         .arg(&project)
+        .current_dir(&project)
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log2)

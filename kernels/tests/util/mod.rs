@@ -109,10 +109,15 @@ pub struct HostProc {
 
 impl HostProc {
     pub fn start(project: &Project, idle_ms: u64) -> Self {
+        Self::start_with_env(project, idle_ms, &[])
+    }
+
+    pub fn start_with_env(project: &Project, idle_ms: u64, env: &[(&str, &str)]) -> Self {
         let child = Command::new(CORE)
             .args(["core", "host", "--project"])
             .arg(project.path())
             .env("RHO_HOST_IDLE_MS", idle_ms.to_string())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .spawn()
             .unwrap();

@@ -25,14 +25,15 @@ impl Counter {
 
 /// Copies `from` into `to` until EOF. `on_truncate` runs once, when the first byte over `cap`
 /// arrives (the Host persists the flag then). Write errors stop the copy into the file but not
-/// the draining. Returns the file's final facts after an fsync.
+/// the draining. Returns the final facts and the file, not yet fsynced (the Host fsyncs both
+/// logs and the final record together).
 pub(crate) fn copy_capped(
     mut from: impl Read,
     mut to: File,
     cap: u64,
     counter: Arc<Counter>,
     on_truncate: impl FnOnce(),
-) -> LogFacts {
+) -> (LogFacts, File) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut kept: u64 = 0;
     let mut writable = true;
@@ -65,10 +66,7 @@ pub(crate) fn copy_capped(
             }
         }
     }
-    if let Err(e) = to.sync_all() {
-        tracing::error!(error = %e, "fsync of a run's log failed");
-    }
-    counter.facts()
+    (counter.facts(), to)
 }
 
 #[cfg(test)]
@@ -83,7 +81,7 @@ mod tests {
         let input: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
         let counter = Arc::new(Counter::default());
         let mut calls = 0;
-        let facts = copy_capped(&input[..], file, 70_000, counter.clone(), || calls += 1);
+        let (facts, _) = copy_capped(&input[..], file, 70_000, counter.clone(), || calls += 1);
         assert_eq!(calls, 1);
         assert_eq!(
             facts,
@@ -100,7 +98,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.log");
         let counter = Arc::new(Counter::default());
-        let facts = copy_capped(
+        let (facts, _) = copy_capped(
             &b"hello"[..],
             File::create(&path).unwrap(),
             5,

@@ -5,6 +5,7 @@ mod capture;
 mod connection;
 pub mod inventory;
 mod runs;
+mod spawn;
 mod store;
 mod validate;
 

@@ -2,6 +2,7 @@
 //! thread that observes the end and writes the exit facts, Cancel and Wait.
 
 use super::capture::{copy_capped, Counter};
+use super::spawn::spawn;
 use super::{inventory, now_ms, store, validate, Host};
 use crate::host::paths;
 use crate::host::proto::{
@@ -10,9 +11,9 @@ use crate::host::proto::{
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use std::fs::OpenOptions;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -172,26 +173,6 @@ pub(crate) fn submit(host: &Arc<Host>, spec: RunSpec) -> HostReply {
     }
 }
 
-/// Resolves the program like a shell would (a name searches `PATH`) and checks it can run.
-fn resolve_program(program: &Path) -> Result<PathBuf, String> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if program.components().count() > 1 || program.is_absolute() {
-        return if executable(program) {
-            Ok(program.to_path_buf())
-        } else {
-            Err(format!("{} is not an executable file", program.display()))
-        };
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|p| executable(p))
-        .ok_or_else(|| format!("{} was not found on PATH", program.display()))
-}
-
 /// Spawns the guard (which runs Rscript) with the run's record lock held, so a Cancel or a
 /// repeated Submit sees `running` with its pid, or `failedToStart`.
 fn start(host: &Arc<Host>, run: &Arc<Run>, inner: &mut RunInner, spec: RunSpec) {
@@ -207,7 +188,8 @@ fn start(host: &Arc<Host>, run: &Arc<Run>, inner: &mut RunInner, spec: RunSpec) 
             inner.pgid = i32::try_from(pid).ok().map(Pid::from_raw);
             inner.grace = Duration::from_millis(spec.stop_grace_ms);
             inner.logs = Some((out.clone(), err.clone()));
-            persist(&host.project, &inner.record);
+            // `running` is written by the watcher, off the reply path: the acknowledged fact
+            // is the `recorded` record; a Host that dies now leaves it lost either way.
             tracing::info!(operation = %op, pid, "run started");
             let (host, run) = (host.clone(), run.clone());
             let watcher = std::thread::Builder::new()
@@ -232,42 +214,6 @@ fn start(host: &Arc<Host>, run: &Arc<Run>, inner: &mut RunInner, spec: RunSpec) 
     }
 }
 
-fn spawn(host: &Host, spec: &RunSpec) -> Result<Child, String> {
-    let rscript = resolve_program(&spec.rscript)?;
-    std::fs::create_dir_all(&spec.run_directory).map_err(|e| {
-        format!(
-            "cannot create the run directory {}: {e}",
-            spec.run_directory.display()
-        )
-    })?;
-    let script = paths::script_path(&host.project, &spec.operation_id, &spec.script_name);
-    let mut r_libs = spec.library.clone().into_os_string();
-    if let Some(existing) = std::env::var_os("R_LIBS").filter(|v| !v.is_empty()) {
-        r_libs.push(":");
-        r_libs.push(existing);
-    }
-    let (program, guard_args) = host
-        .guard
-        .split_first()
-        .ok_or_else(|| "no guard program configured".to_string())?;
-    let mut cmd = Command::new(program);
-    cmd.args(guard_args)
-        .arg(&rscript)
-        .arg(&script)
-        .arg(&spec.output_directory)
-        .args(&spec.args)
-        .current_dir(&spec.working_directory)
-        .env("R_LIBS", r_libs)
-        // The guard reads stdin only to see EOF: the Host holds the write end for the run's
-        // life, so the Host's death (even kill -9) closes it and the guard kills the group.
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    cmd.spawn()
-        .map_err(|e| format!("cannot start {}: {e}", program.to_string_lossy()))
-}
-
 /// Lives as long as the run: drains both streams, waits for the guard, sweeps the process
 /// group, takes the inventory and writes the final record.
 fn watch(
@@ -280,6 +226,10 @@ fn watch(
 ) {
     let op = spec.operation_id.clone();
     let _death_pipe = child.stdin.take();
+    {
+        let inner = run.lock();
+        persist(&host.project, &inner.snapshot());
+    }
     let copier = |pipe: Option<Box<dyn std::io::Read + Send>>, path: PathBuf, counter| {
         let (host, run) = (host.clone(), run.clone());
         let cap = spec.max_log_bytes;
@@ -312,16 +262,14 @@ fn watch(
         copier(stdout_pipe, paths::stdout_path(&host.project, &op), out),
         copier(stderr_pipe, paths::stderr_path(&host.project, &op), err),
     ];
-    let status = child.wait();
-    // Anything the script left behind in its group goes with it.
-    if let Ok(pgid) = i32::try_from(child.id()) {
-        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-    }
+    let status = end_and_sweep(&mut child);
     let mut facts = [LogFacts::default(), LogFacts::default()];
+    let mut logs = Vec::new();
     for (slot, copier) in facts.iter_mut().zip(copiers) {
         if let Ok(handle) = copier {
-            if let Ok(Some(f)) = handle.join() {
+            if let Ok(Some((f, file))) = handle.join() {
                 *slot = f;
+                logs.push(file);
             }
         }
     }
@@ -347,11 +295,32 @@ fn watch(
         };
     }
     inner.pgid = None;
-    persist(&host.project, &inner.record);
+    if let Err(e) = store::write_record_after(&host.project, &inner.record, &logs) {
+        tracing::error!(operation = %op, error = %e, "writing the final run record failed");
+    }
     tracing::info!(operation = %op, exit = ?inner.record.exit_code, signal = ?inner.record.signal, "run ended");
     drop(inner);
     run.ended.notify_all();
     host.touch();
+}
+
+/// Waits for the guard to end, then kills whatever the script left in its process group. On
+/// Linux the group is swept while the guard is still an unreaped zombie, so its id cannot have
+/// been reused; elsewhere right after reaping.
+fn end_and_sweep(child: &mut Child) -> std::io::Result<std::process::ExitStatus> {
+    let pgid = i32::try_from(child.id()).ok().map(Pid::from_raw);
+    #[cfg(target_os = "linux")]
+    if let Some(pid) = pgid {
+        use nix::sys::wait::{waitid, Id, WaitPidFlag};
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+        while let Err(nix::errno::Errno::EINTR) = waitid(Id::Pid(pid), flags) {}
+        let _ = killpg(pid, Signal::SIGKILL);
+    }
+    let status = child.wait();
+    if let (false, Some(pid)) = (cfg!(target_os = "linux"), pgid) {
+        let _ = killpg(pid, Signal::SIGKILL);
+    }
+    status
 }
 
 /// Cancel: SIGTERM to the group now, SIGKILL after the grace; a finished run gets
