@@ -77,8 +77,9 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         args.python.as_deref(),
     )
     .map_err(|e| fail(1, e))?;
-    let r = crate::start::runtimes::r_config(&runtimes, args.core.as_deref(), args.r_repos.as_deref())
-        .map_err(|(code, e)| fail(code, e))?;
+    let r =
+        crate::start::runtimes::r_config(&runtimes, args.core.as_deref(), args.r_repos.as_deref())
+            .map_err(|(code, e)| fail(code, e))?;
     let lock = lock_state(&folders.state).map_err(|e| fail(1, e))?;
     let (registry, fresh_state) = Registry::open(&folders.state).map_err(|e| fail(1, e))?;
     let last = registry.last_port().map_err(|e| fail(1, e))?;
@@ -163,15 +164,17 @@ async fn serve(plan: Plan) -> ExitCode {
     }
 
     let mut table = rho_api::OpTable::new();
-    let services = Arc::new(Services::new(
-        service.clone(),
-        folders.root.clone(),
-        selection.clone(),
-        limits.clone(),
-        events.clone(),
-        url.clone(),
-    )
-    .with_r(r));
+    let services = Arc::new(
+        Services::new(
+            service.clone(),
+            folders.root.clone(),
+            selection.clone(),
+            limits.clone(),
+            events.clone(),
+            url.clone(),
+        )
+        .with_r(r),
+    );
     if let Err(e) = register_service_operations(&mut table, services) {
         return fail(1, e);
     }

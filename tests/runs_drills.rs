@@ -54,12 +54,18 @@ fn a_run_survives_kill_9_of_the_service_and_is_observed_once() {
     let done = e.wait_end("slow-1", 30);
     assert_eq!(done["execution"], "exited", "{done}");
     assert_eq!(done["exit"]["exitCode"], 0);
-    assert_eq!(std::fs::read_to_string(e.dir.join("count.txt")).unwrap(), "ran\n");
+    assert_eq!(
+        std::fs::read_to_string(e.dir.join("count.txt")).unwrap(),
+        "ran\n"
+    );
     // Submitting the same intent again returns the record; nothing runs again.
     let again = e.ok("action.submit", body);
     assert_eq!(again["execution"], "exited");
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(std::fs::read_to_string(e.dir.join("count.txt")).unwrap(), "ran\n");
+    assert_eq!(
+        std::fs::read_to_string(e.dir.join("count.txt")).unwrap(),
+        "ran\n"
+    );
     // Its end was journaled once: the output was registered once, as one version.
     let list = e.ok("resource.list", json!({}));
     let outs: Vec<_> = list["resources"]
@@ -79,7 +85,10 @@ fn killing_the_host_leaves_the_run_unknown_never_rerun_and_repairable() {
         "long.R",
         "cat('ran\\n', file = 'count.txt', append = TRUE)\ncat(Sys.getpid(), '\\n')\nSys.sleep(60)\n",
     );
-    e.ok("action.submit", e.submit_body("long-1", json!({"script": script})));
+    e.ok(
+        "action.submit",
+        e.submit_body("long-1", json!({"script": script})),
+    );
     let deadline = Instant::now() + Duration::from_secs(20);
     let r_pid = loop {
         if let Ok(p) = e.output("long-1", "stdout").trim().parse::<i32>() {
@@ -110,7 +119,10 @@ fn killing_the_host_leaves_the_run_unknown_never_rerun_and_repairable() {
     // Never re-run: retry returns the record; lookup keeps it unknown.
     let r = e.ok("action.retry", json!({"operationId": "long-1"}));
     assert_eq!(r["execution"], "unknown", "{r}");
-    assert_eq!(std::fs::read_to_string(e.dir.join("count.txt")).unwrap(), "ran\n");
+    assert_eq!(
+        std::fs::read_to_string(e.dir.join("count.txt")).unwrap(),
+        "ran\n"
+    );
     // A repair names it.
     let fix = e.script("fix.R", "cat('fixed\\n')\n");
     let mut body = e.submit_body("long-2", json!({"script": fix}));

@@ -60,7 +60,10 @@ fn a_script_writes_declared_outputs_once_per_operation_id() {
     assert_eq!(plan["completion"], "runs/op-1/completion.json");
     assert_eq!(plan["scriptDigest"], script["digest"]);
     assert_eq!(plan["arguments"], json!([{"literal": "alpha"}]));
-    assert_eq!(plan["core"]["path"].as_str().unwrap().ends_with("rho"), true, "{plan}");
+    assert!(
+        plan["core"]["path"].as_str().unwrap().ends_with("rho"),
+        "{plan}"
+    );
     assert_eq!(plan["core"]["sha256"].as_str().unwrap().len(), 64);
 
     let done = e.wait_end("op-1", 60);
@@ -69,7 +72,10 @@ fn a_script_writes_declared_outputs_once_per_operation_id() {
     let inv = done["inventory"].as_array().unwrap();
     assert_eq!(inv.len(), 2, "{done}");
     assert_eq!(inv[0]["sha256"], sha(CSV.as_bytes()));
-    assert_eq!(std::fs::read(e.dir.join("runs/op-1/artifacts/figure.png")).unwrap(), png());
+    assert_eq!(
+        std::fs::read(e.dir.join("runs/op-1/artifacts/figure.png")).unwrap(),
+        png()
+    );
     assert!(e.output("op-1", "stdout").contains("args: alpha"));
 
     // The same identity returns the original record and runs nothing again.
@@ -77,17 +83,29 @@ fn a_script_writes_declared_outputs_once_per_operation_id() {
     assert_eq!(again["operationId"], "op-1");
     assert_eq!(again["plan"], accepted["plan"]);
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(std::fs::read_to_string(e.dir.join("count.txt")).unwrap(), "ran\n");
+    assert_eq!(
+        std::fs::read_to_string(e.dir.join("count.txt")).unwrap(),
+        "ran\n"
+    );
 
     // Changed input under the same id is a conflict, and nothing runs.
     let mut changed = body.clone();
     changed["input"]["args"] = json!(["beta"]);
     let (status, err) = e.err("action.submit", changed);
-    assert_eq!((status, err["code"].as_str()), (409, Some("conflict")), "{err}");
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (409, Some("conflict")),
+        "{err}"
+    );
 
     // Declared outputs are resources with the run as provenance.
     let list = e.ok("resource.list", json!({}));
-    let paths: Vec<&str> = list["resources"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = list["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
     assert!(paths.contains(&"runs/op-1/artifacts/table.csv"), "{list}");
 
     // Any read of an unknown or guessed id is one not_found.
@@ -101,7 +119,10 @@ fn a_script_writes_declared_outputs_once_per_operation_id() {
 fn a_failing_script_keeps_its_exit_and_stderr() {
     let e = start(&[], &[]);
     let script = e.script("fail.R", "message('about to fail')\nstop('boom')\n");
-    e.ok("action.submit", e.submit_body("fail-1", json!({"script": script})));
+    e.ok(
+        "action.submit",
+        e.submit_body("fail-1", json!({"script": script})),
+    );
     let done = e.wait_end("fail-1", 60);
     assert_eq!(done["execution"], "exited");
     assert_eq!(done["exit"]["exitCode"], 1, "{done}");
@@ -118,11 +139,24 @@ fn a_failing_script_keeps_its_exit_and_stderr() {
 fn cancel_stops_a_sleeping_run_and_a_third_concurrent_run_is_refused() {
     let e = start(&[], &[]);
     let script = e.script("sleep.R", "cat(Sys.getpid(), '\\n')\nSys.sleep(60)\n");
-    let a = e.ok("action.submit", e.submit_body("sleep-a", json!({"script": script})));
+    let a = e.ok(
+        "action.submit",
+        e.submit_body("sleep-a", json!({"script": script})),
+    );
     assert_eq!(a["execution"], "running", "{a}");
-    e.ok("action.submit", e.submit_body("sleep-b", json!({"script": script})));
-    let (status, err) = e.err("action.submit", e.submit_body("sleep-c", json!({"script": script})));
-    assert_eq!((status, err["code"].as_str()), (429, Some("limit")), "{err}");
+    e.ok(
+        "action.submit",
+        e.submit_body("sleep-b", json!({"script": script})),
+    );
+    let (status, err) = e.err(
+        "action.submit",
+        e.submit_body("sleep-c", json!({"script": script})),
+    );
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (429, Some("limit")),
+        "{err}"
+    );
     assert_eq!(err["details"]["limit"], "maxConcurrentActions");
     // The refused run left nothing behind.
     let (status, _) = e.err("action.lookup", json!({"operationId": "sleep-c"}));
@@ -142,14 +176,21 @@ fn cancel_stops_a_sleeping_run_and_a_third_concurrent_run_is_refused() {
     let c = e.ok("action.cancel", json!({"operationId": "sleep-a"}));
     assert_eq!(c["stop"]["requestedBy"], "operator", "{c}");
     let done = e.wait_end("sleep-a", 20);
-    assert!(started.elapsed() < Duration::from_millis(3000 + 2000), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(3000 + 2000),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(done["execution"], "exited", "{done}");
     assert_eq!(done["stop"]["state"], "stopped", "{done}");
     assert_eq!(done["stop"]["requestedBy"], "operator");
     // The process group is gone.
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
     // A slot is free again.
-    e.ok("action.submit", e.submit_body("sleep-c", json!({"script": script})));
+    e.ok(
+        "action.submit",
+        e.submit_body("sleep-c", json!({"script": script})),
+    );
     e.ok("action.cancel", json!({"operationId": "sleep-b"}));
     e.ok("action.cancel", json!({"operationId": "sleep-c"}));
     e.wait_end("sleep-b", 20);
@@ -160,9 +201,19 @@ fn cancel_stops_a_sleeping_run_and_a_third_concurrent_run_is_refused() {
 fn files_and_r_only_read_objects_but_managed_execution_is_unavailable() {
     let e = start(&["--plugins", "files,r"], &[]);
     let script = e.script("a.R", "1\n");
-    let (status, err) = e.err("action.submit", e.submit_body("x", json!({"script": script})));
-    assert_eq!((status, err["code"].as_str()), (503, Some("unavailable")), "{err}");
-    assert!(err["details"]["missing"].as_array().unwrap().contains(&json!("requirements")));
+    let (status, err) = e.err(
+        "action.submit",
+        e.submit_body("x", json!({"script": script})),
+    );
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (503, Some("unavailable")),
+        "{err}"
+    );
+    assert!(err["details"]["missing"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("requirements")));
     assert!(!e.dir.join("runs").exists());
     let listed = e.ok("action.list", json!({}));
     assert_eq!(listed["runs"], json!([]));

@@ -36,7 +36,11 @@ fn check_reports_present_missing_and_old_packages_and_refuses_duplicates() {
         "requirements.check",
         json!({"requirements": [{"package": "a", "source": "cran"}, {"package": "a", "source": "cran"}]}),
     );
-    assert_eq!((status, err["code"].as_str()), (400, Some("invalid")), "{err}");
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (400, Some("invalid")),
+        "{err}"
+    );
     let (status, err) = e.err(
         "requirements.check",
         json!({"requirements": [{"package": "a; system('x')", "source": "cran"}]}),
@@ -77,7 +81,11 @@ fn prepare_installs_into_the_project_library_once_per_change_id() {
     let mut other = body.clone();
     other["requirements"][0]["minimumVersion"] = json!("0.1");
     let (status, err) = e.err("requirements.prepare", other);
-    assert_eq!((status, err["code"].as_str()), (409, Some("conflict")), "{err}");
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (409, Some("conflict")),
+        "{err}"
+    );
 
     // A new id installs again, and a satisfied declaration installs nothing.
     body["changeId"] = json!("prep-2");
@@ -96,7 +104,11 @@ fn prepare_without_repositories_is_unavailable_and_changes_nothing() {
         "requirements.prepare",
         json!({"changeId": "p", "requirements": [{"package": "rhotiny", "source": "cran"}]}),
     );
-    assert_eq!((status, err["code"].as_str()), (503, Some("unavailable")), "{err}");
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (503, Some("unavailable")),
+        "{err}"
+    );
     assert!(err["message"].as_str().unwrap().contains("cran"), "{err}");
     assert!(!e.dir.join(".rho/library").exists());
 }
@@ -113,7 +125,10 @@ fn without_rscript_the_probe_is_unknown_and_the_rest_works() {
     assert!(v["reason"].as_str().unwrap().contains("Rscript"));
     // Other owners keep working.
     std::fs::write(e.dir.join("a.txt"), "x").unwrap();
-    e.ok("resource.register", json!({"changeId": "r", "path": "a.txt", "kind": "file", "format": "txt"}));
+    e.ok(
+        "resource.register",
+        json!({"changeId": "r", "path": "a.txt", "kind": "file", "format": "txt"}),
+    );
 }
 
 #[test]

@@ -36,7 +36,7 @@ pub mod tables;
 pub use error::ActorError;
 pub use principal::Principal;
 pub mod contexts;
+pub mod contract;
 pub mod requirements;
 pub mod runs;
-pub mod contract;
 pub mod service_contract;

@@ -133,9 +133,9 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
         >(rec)?
         .event
         .summary()),
-        crate::runs::RunsEntity::KIND => {
-            Ok(decode_event::<crate::runs::RunsEntity>(rec)?.event.summary())
-        }
+        crate::runs::RunsEntity::KIND => Ok(decode_event::<crate::runs::RunsEntity>(rec)?
+            .event
+            .summary()),
         _ => Err(unknown(rec)),
     }
 }

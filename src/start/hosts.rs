@@ -27,7 +27,10 @@ pub(crate) async fn stop_owned(service: &Addr<ServiceActor>) {
                 dir.display(),
                 records.len()
             ),
-            Err(e) => format!("Core Host pid {pid} for {}: no confirmation ({e})", dir.display()),
+            Err(e) => format!(
+                "Core Host pid {pid} for {}: no confirmation ({e})",
+                dir.display()
+            ),
         };
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{line}");

@@ -118,7 +118,8 @@ pub(crate) fn r_config(
         .map(str::to_string)
         .or_else(|| std::env::var("RHO_R_REPOS").ok().filter(|v| !v.is_empty()));
     let repos = match repos_text {
-        Some(t) => rho_actors::requirements::Repos::parse(&t).map_err(|e| (2, format!("--r-repos: {e}")))?,
+        Some(t) => rho_actors::requirements::Repos::parse(&t)
+            .map_err(|e| (2, format!("--r-repos: {e}")))?,
         None => rho_actors::requirements::Repos::default(),
     };
     let core = super::core::select(core).map_err(|e| (1, e))?;

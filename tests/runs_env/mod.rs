@@ -27,13 +27,24 @@ pub fn local_repo(dir: &Path, version: &str) -> String {
         .current_dir(&contrib)
         .output()
         .expect("R CMD build runs (R is installed by scripts/test)");
-    assert!(out.status.success(), "R CMD build: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "R CMD build: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = Command::new("Rscript")
-        .args(["-e", "tools::write_PACKAGES(commandArgs(TRUE)[1], type = 'source')"])
+        .args([
+            "-e",
+            "tools::write_PACKAGES(commandArgs(TRUE)[1], type = 'source')",
+        ])
         .arg(&contrib)
         .output()
         .unwrap();
-    assert!(out.status.success(), "write_PACKAGES: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "write_PACKAGES: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     format!("file://{}", dir.join("repo").display())
 }
 

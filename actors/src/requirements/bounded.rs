@@ -80,7 +80,9 @@ pub fn run(mut cmd: Command, timeout: Duration, max_output: u64) -> Result<Bound
         .stderr(Stdio::piped())
         .process_group(0);
     let started = Instant::now();
-    let mut child = cmd.spawn().map_err(|source| SpawnError { program, source })?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|source| SpawnError { program, source })?;
     let over = Arc::new(AtomicBool::new(false));
     let out = child
         .stdout

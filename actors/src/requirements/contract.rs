@@ -21,7 +21,13 @@ impl RequirementDecl {
     /// The raw triple the model validates.
     pub fn raw(list: &[RequirementDecl]) -> Vec<(String, String, Option<String>)> {
         list.iter()
-            .map(|r| (r.package.clone(), r.source.clone(), r.minimum_version.clone()))
+            .map(|r| {
+                (
+                    r.package.clone(),
+                    r.source.clone(),
+                    r.minimum_version.clone(),
+                )
+            })
             .collect()
     }
 }

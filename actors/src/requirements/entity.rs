@@ -47,7 +47,9 @@ pub enum RequirementsEvent {
         requirements: Vec<Requirement>,
         attempted: Vec<String>,
     },
-    PrepareFinished { outcome: PrepareOutcome },
+    PrepareFinished {
+        outcome: PrepareOutcome,
+    },
 }
 
 impl EntityEvent for RequirementsEvent {
@@ -69,7 +71,11 @@ impl EntityEvent for RequirementsEvent {
                 "prepare {:?} finished (exit {:?}{})",
                 outcome.change_id,
                 outcome.exit_code,
-                if outcome.interrupted { ", interrupted" } else { "" }
+                if outcome.interrupted {
+                    ", interrupted"
+                } else {
+                    ""
+                }
             ),
         }
     }
@@ -93,13 +99,19 @@ pub enum RequirementsCommand {
         requirements: Vec<Requirement>,
         attempted: Vec<String>,
     },
-    Finish { outcome: PrepareOutcome },
+    Finish {
+        outcome: PrepareOutcome,
+    },
 }
 
 impl RequirementsEntity {
     /// The original outcome of a finished preparation under `change_id` (or `conflict`), or
     /// `conflict` when one with this id is still running.
-    pub fn retry(&self, change_id: &str, digest: &InputDigest) -> Result<Option<PrepareOutcome>, ActorError> {
+    pub fn retry(
+        &self,
+        change_id: &str,
+        digest: &InputDigest,
+    ) -> Result<Option<PrepareOutcome>, ActorError> {
         if let Some(done) = self.identities.check(change_id, digest)? {
             return Ok(Some(done));
         }

@@ -18,7 +18,9 @@ pub fn library(project: &Path) -> PathBuf {
     project.join(".rho").join("library")
 }
 
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ActorError> {
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ActorError> {
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| ActorError::internal(e.to_string()))
@@ -60,7 +62,7 @@ pub struct PrepareRequirements {
 
 /// What a preparation does after its first probe.
 enum Plan {
-    Done(PrepareOutcome),
+    Done(Box<PrepareOutcome>),
     Install {
         attempted: Vec<String>,
         repos: Vec<String>,
@@ -78,7 +80,10 @@ fn plan(msg: &PrepareRequirements, first: &Probe) -> Result<Plan, ActorError> {
         });
     }
     let unmet = first.unmet();
-    let attempted: Vec<String> = unmet.iter().map(|p| p.requirement.package.clone()).collect();
+    let attempted: Vec<String> = unmet
+        .iter()
+        .map(|p| p.requirement.package.clone())
+        .collect();
     let mut repos = Vec::new();
     let mut sources: Vec<Source> = unmet.iter().map(|p| p.requirement.source).collect();
     if sources.contains(&Source::Bioconductor) {
@@ -101,7 +106,7 @@ fn plan(msg: &PrepareRequirements, first: &Probe) -> Result<Plan, ActorError> {
         repos.extend(urls.iter().cloned());
     }
     if attempted.is_empty() {
-        return Ok(Plan::Done(PrepareOutcome {
+        return Ok(Plan::Done(Box::new(PrepareOutcome {
             change_id: msg.change_id.clone(),
             attempted,
             exit_code: None,
@@ -110,7 +115,7 @@ fn plan(msg: &PrepareRequirements, first: &Probe) -> Result<Plan, ActorError> {
             interrupted: false,
             recheck: Some(first.clone()),
             time_ms: first.time_ms,
-        }));
+        })));
     }
     Ok(Plan::Install { attempted, repos })
 }
@@ -137,7 +142,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                     .map_err(|e| ActorError::internal(e.to_string()))??;
                 durable(&journal, known.wait_seq).await?;
                 if let Some(done) = known.reply? {
-                    return Ok(Plan::Done(done));
+                    return Ok(Plan::Done(Box::new(done)));
                 }
                 let (rs, reqs) = (msg.rscript.clone(), msg.requirements.clone());
                 let now = chrono::Utc::now().timestamp_millis();
@@ -147,14 +152,18 @@ impl Handler<PrepareRequirements> for ProjectActor {
         };
         Box::pin(first.into_actor(self).then(move |res, act, _| {
             let child = act.children().get_or_new::<RequirementsEntity>(pid);
-            let start = |cmd: RequirementsCommand, ctx: CommandContext| Execute::<RequirementsEntity> {
-                command: cmd,
-                ctx: CommandContext { identity: None, ..ctx },
-            };
+            let start =
+                |cmd: RequirementsCommand, ctx: CommandContext| Execute::<RequirementsEntity> {
+                    command: cmd,
+                    ctx: CommandContext {
+                        identity: None,
+                        ..ctx
+                    },
+                };
             let journal = act.journal().clone();
             let work = async move {
                 let (attempted, repos, done) = match res? {
-                    Plan::Done(done) => (done.attempted.clone(), Vec::new(), Some(done)),
+                    Plan::Done(done) => (done.attempted.clone(), Vec::new(), Some(*done)),
                     Plan::Install { attempted, repos } => (attempted, repos, None),
                 };
                 let started = child
@@ -176,15 +185,17 @@ impl Handler<PrepareRequirements> for ProjectActor {
                 let outcome = match done {
                     Some(d) => d,
                     None => {
-                        let rscript = msg.rscript.clone().ok_or_else(|| {
-                            ActorError::unavailable("no Rscript is available")
-                        })?;
+                        let rscript = msg
+                            .rscript
+                            .clone()
+                            .ok_or_else(|| ActorError::unavailable("no Rscript is available"))?;
                         let (l, p) = (lib.clone(), attempted.clone());
                         let ran = blocking(move || install(&rscript, &l, &repos, &p)).await?;
                         let reqs = msg.requirements.clone();
                         let rs = msg.rscript.clone();
                         let now = chrono::Utc::now().timestamp_millis();
-                        let recheck = blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;
+                        let recheck =
+                            blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;
                         match ran {
                             Ok(b) => PrepareOutcome {
                                 change_id: msg.change_id.clone(),
@@ -210,7 +221,10 @@ impl Handler<PrepareRequirements> for ProjectActor {
                     }
                 };
                 let finished = child
-                    .send(start(RequirementsCommand::Finish { outcome }, msg.ctx.clone()))
+                    .send(start(
+                        RequirementsCommand::Finish { outcome },
+                        msg.ctx.clone(),
+                    ))
                     .await
                     .map_err(|e| ActorError::internal(e.to_string()))??;
                 durable(&journal, finished.wait_seq).await?;

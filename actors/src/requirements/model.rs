@@ -59,7 +59,8 @@ fn valid_package(name: &str) -> bool {
 fn valid_version(v: &str) -> bool {
     !v.is_empty()
         && v.len() <= 64
-        && v.split(['.', '-']).all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+        && v.split(['.', '-'])
+            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// Validates declarations (names, sources, versions) and refuses duplicates; `field` prefixes
@@ -76,14 +77,23 @@ pub fn validate(
             reason,
         };
         if !valid_package(package) {
-            return Err(bad("package", format!("{package:?} is not an R package name")));
+            return Err(bad(
+                "package",
+                format!("{package:?} is not an R package name"),
+            ));
         }
         let source = Source::parse(source).ok_or_else(|| {
-            bad("source", format!("{source:?} is not \"cran\" or \"bioconductor\""))
+            bad(
+                "source",
+                format!("{source:?} is not \"cran\" or \"bioconductor\""),
+            )
         })?;
         if let Some(m) = minimum {
             if !valid_version(m) {
-                return Err(bad("minimumVersion", format!("{m:?} is not a package version")));
+                return Err(bad(
+                    "minimumVersion",
+                    format!("{m:?} is not a package version"),
+                ));
             }
         }
         if out.iter().any(|r| r.package == *package) {

@@ -53,7 +53,9 @@ pub fn probe(
 ) -> Probe {
     let unknown = |reason: String| Probe::unknown(requirements, reason, now_ms);
     let Some(rscript) = rscript else {
-        return unknown("no Rscript was found (install R, or select one with --rscript / RHO_RSCRIPT)".into());
+        return unknown(
+            "no Rscript was found (install R, or select one with --rscript / RHO_RSCRIPT)".into(),
+        );
     };
     let mut cmd = rscript_command(rscript, library);
     cmd.args(["--vanilla", "--default-packages=base", "-e", PROBE_R]);
@@ -63,14 +65,34 @@ pub fn probe(
         Err(e) => return unknown(e.to_string()),
     };
     match out.cut {
-        Some(Cut::Timeout) => return unknown(format!("the probe did not finish within {} s", PROBE_TIMEOUT.as_secs())),
-        Some(Cut::OutputLimit) => return unknown(format!("the probe wrote more than {PROBE_MAX_OUTPUT} bytes")),
+        Some(Cut::Timeout) => {
+            return unknown(format!(
+                "the probe did not finish within {} s",
+                PROBE_TIMEOUT.as_secs()
+            ))
+        }
+        Some(Cut::OutputLimit) => {
+            return unknown(format!(
+                "the probe wrote more than {PROBE_MAX_OUTPUT} bytes"
+            ))
+        }
         None => {}
     }
     if out.exit_code != Some(0) {
         let tail = String::from_utf8_lossy(&out.stderr);
-        let tail: String = tail.chars().rev().take(400).collect::<Vec<_>>().into_iter().rev().collect();
-        return unknown(format!("Rscript exited with {:?}: {}", out.exit_code, tail.trim()));
+        let tail: String = tail
+            .chars()
+            .rev()
+            .take(400)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        return unknown(format!(
+            "Rscript exited with {:?}: {}",
+            out.exit_code,
+            tail.trim()
+        ));
     }
     match parse(&String::from_utf8_lossy(&out.stdout), requirements, now_ms) {
         Some(p) => p,
@@ -115,7 +137,10 @@ fn parse(text: &str, requirements: &[Requirement], now_ms: i64) -> Option<Probe>
         return None;
     }
     for r in requirements {
-        let (state, version) = found.get(&r.package).cloned().unwrap_or(("unknown".into(), None));
+        let (state, version) = found
+            .get(&r.package)
+            .cloned()
+            .unwrap_or(("unknown".into(), None));
         let state = match state.as_str() {
             "present" => PackageState::Present,
             "missing" => PackageState::Missing,
@@ -146,7 +171,10 @@ pub fn version_at_least(version: &str, minimum: &str) -> bool {
     let (a, b) = (parts(version), parts(minimum));
     let n = a.len().max(b.len());
     for i in 0..n {
-        let (x, y) = (a.get(i).copied().unwrap_or(0), b.get(i).copied().unwrap_or(0));
+        let (x, y) = (
+            a.get(i).copied().unwrap_or(0),
+            b.get(i).copied().unwrap_or(0),
+        );
         if x != y {
             return x > y;
         }

@@ -74,7 +74,9 @@ impl RunContext {
                 document_id,
                 path,
                 version,
-            } => json!({"kind": "buffer", "documentId": document_id, "path": path, "version": version}),
+            } => {
+                json!({"kind": "buffer", "documentId": document_id, "path": path, "version": version})
+            }
         };
         json!({
             "operationId": self.operation_id,

@@ -8,7 +8,12 @@ use serde::{Deserialize, Serialize};
 
 /// The script of an `r.execute` input: saved bytes checked against a digest, or one buffer version.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "camelCase", rename_all_fields = "camelCase", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
 pub enum ScriptInput {
     Disk { path: String, digest: String },
     Buffer { document_id: String, version: u64 },

@@ -27,17 +27,36 @@ pub struct Observation {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RunEvent {
-    Accepted { record: RunRecord },
-    Sending { operation_id: String },
-    Sent { operation_id: String },
+    Accepted {
+        record: RunRecord,
+    },
+    Sending {
+        operation_id: String,
+    },
+    Sent {
+        operation_id: String,
+    },
     /// The Host certainly does not have it (refused, or answered "not found" on recovery).
-    NotSent { operation_id: String, reason: String },
+    NotSent {
+        operation_id: String,
+        reason: String,
+    },
     /// Delivery may or may not have happened and no Host answers.
-    Uncertain { operation_id: String },
-    Observed { operation_id: String, observation: Observation },
+    Uncertain {
+        operation_id: String,
+    },
+    Observed {
+        operation_id: String,
+        observation: Observation,
+    },
     /// No Host answers for a delivered run.
-    ExecutionUnknown { operation_id: String },
-    StopRequested { operation_id: String, requested_by: String },
+    ExecutionUnknown {
+        operation_id: String,
+    },
+    StopRequested {
+        operation_id: String,
+        requested_by: String,
+    },
     /// An export was built (its `exportId`, input digest and reply as JSON text).
     Exported {
         operation_id: String,
@@ -117,7 +136,10 @@ pub enum RunCommand {
         max_operations: u64,
     },
     /// Mark a retained `not-sent` run `sending` again (explicit retry).
-    Resend { operation_id: String, max_concurrent: u64 },
+    Resend {
+        operation_id: String,
+        max_concurrent: u64,
+    },
     /// Record a fact learned from the Host (or from its absence).
     Learn { event: RunEvent },
     /// Record a built export under its `exportId`.
@@ -127,9 +149,9 @@ pub enum RunCommand {
 impl RunsEntity {
     /// A retained run, or `not_found`.
     pub fn get(&self, operation_id: &str) -> Result<&RunRecord, ActorError> {
-        self.runs.get(operation_id).ok_or_else(|| ActorError::NotFound {
-            what: "run".into(),
-        })
+        self.runs
+            .get(operation_id)
+            .ok_or_else(|| ActorError::NotFound { what: "run".into() })
     }
 
     fn slots_in_use(&self) -> u64 {
@@ -152,7 +174,8 @@ impl Entity for RunsEntity {
 
     fn apply(&mut self, event: &RunEvent, meta: &EventMeta) {
         if let RunEvent::Accepted { record } = event {
-            self.runs.insert(record.operation_id.clone(), record.clone());
+            self.runs
+                .insert(record.operation_id.clone(), record.clone());
             return;
         }
         if let RunEvent::Exported {
@@ -324,7 +347,11 @@ impl Entity for RunsEntity {
                         principal: String::new(),
                     },
                 );
-                let changed = probe.runs.get(event.operation_id()).cloned().unwrap_or(after.clone());
+                let changed = probe
+                    .runs
+                    .get(event.operation_id())
+                    .cloned()
+                    .unwrap_or(after.clone());
                 let differs = RunRecord {
                     updated_at_ms: 0,
                     sent_at_ms: None,

@@ -161,16 +161,26 @@ fn build(
         "leftOut": left_out,
         "partial": partial,
     });
-    let pretty = serde_json::to_vec_pretty(&provenance).map_err(|e| ActorError::internal(e.to_string()))?;
+    let pretty =
+        serde_json::to_vec_pretty(&provenance).map_err(|e| ActorError::internal(e.to_string()))?;
     write_synced(&temp.join("provenance.json"), &pretty)?;
-    write_synced(&temp.join("PROVENANCE.md"), markdown(run, &provenance).as_bytes())?;
-    for d in [temp.join("script"), temp.join("outputs"), temp.to_path_buf()] {
+    write_synced(
+        &temp.join("PROVENANCE.md"),
+        markdown(run, &provenance).as_bytes(),
+    )?;
+    for d in [
+        temp.join("script"),
+        temp.join("outputs"),
+        temp.to_path_buf(),
+    ] {
         if d.exists() {
             sync_dir(&d)?;
         }
     }
-    Ok(json!({"operationId": run.operation_id, "partial": partial, "files": files, "leftOut": left_out,
-        "unsaved": unsaved_file}))
+    Ok(
+        json!({"operationId": run.operation_id, "partial": partial, "files": files, "leftOut": left_out,
+        "unsaved": unsaved_file}),
+    )
 }
 
 fn markdown(run: &RunRecord, p: &Value) -> String {
@@ -184,7 +194,9 @@ fn markdown(run: &RunRecord, p: &Value) -> String {
         run.plan.core.version
     );
     if let Some(u) = p["unsavedScript"]["file"].as_str() {
-        s.push_str(&format!("`{u}` holds unsaved editor changes; it was never run.\n\n"));
+        s.push_str(&format!(
+            "`{u}` holds unsaved editor changes; it was never run.\n\n"
+        ));
     }
     s.push_str("## Arguments\n\n1. the output directory\n");
     for a in &run.plan.args {
@@ -196,11 +208,17 @@ fn markdown(run: &RunRecord, p: &Value) -> String {
             "| {} | {} | {} |\n",
             f["path"].as_str().unwrap_or_default(),
             f["sha256"].as_str().unwrap_or("(missing)"),
-            if f["matchesInventory"].as_bool() == Some(true) { "yes" } else { "no" }
+            if f["matchesInventory"].as_bool() == Some(true) {
+                "yes"
+            } else {
+                "no"
+            }
         ));
     }
     if p["partial"].as_bool() == Some(true) {
-        s.push_str("\nThis export is **partial**: the files above that do not match were left out.\n");
+        s.push_str(
+            "\nThis export is **partial**: the files above that do not match were left out.\n",
+        );
     }
     s
 }

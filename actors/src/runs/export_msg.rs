@@ -96,7 +96,8 @@ impl Handler<ExportRun> for ProjectActor {
                         msg.export_id
                     )));
                 }
-                return serde_json::from_str(&reply).map_err(|e| ActorError::internal(e.to_string()));
+                return serde_json::from_str(&reply)
+                    .map_err(|e| ActorError::internal(e.to_string()));
             }
             let run = one_run(&me, &msg.operation_id).await?;
             if run.execution == Execution::Running || run.execution == Execution::Pending {
@@ -109,7 +110,9 @@ impl Handler<ExportRun> for ProjectActor {
                 ScriptRef::Disk { path } | ScriptRef::Buffer { path, .. } => path.clone(),
             };
             let docs = me.send(ListDocuments).await.map_err(mailbox)??;
-            let dirty = docs.iter().find(|d| d.path == script_path && d.open && d.dirty);
+            let dirty = docs
+                .iter()
+                .find(|d| d.path == script_path && d.open && d.dirty);
             let unsaved = match (dirty, msg.unsaved) {
                 (None, _) | (Some(_), Some(UnsavedChoice::Leave)) => None,
                 (Some(_), None) => {

@@ -107,8 +107,9 @@ pub fn artifacts(
             index: Some(i as u64),
             reason: reason.into(),
         };
-        let parts = crate::paths::components("input.artifacts.path", path)
-            .map_err(|_| bad("an artifact path stays inside the output directory (relative, no `..`)"))?;
+        let parts = crate::paths::components("input.artifacts.path", path).map_err(|_| {
+            bad("an artifact path stays inside the output directory (relative, no `..`)")
+        })?;
         if parts.is_empty() {
             return Err(bad("name a file inside the output directory"));
         }

@@ -49,7 +49,9 @@ fn answer(res: Result<HostReply, HostClientError>) -> HostAnswer {
             code: HostErrorCode::NotFound,
             ..
         }) => HostAnswer::NotFound,
-        Ok(HostReply::Error { code, message }) => HostAnswer::Refused(format!("{code:?}: {message}")),
+        Ok(HostReply::Error { code, message }) => {
+            HostAnswer::Refused(format!("{code:?}: {message}"))
+        }
         Ok(other) => HostAnswer::Lost(format!("unexpected reply {other:?}")),
         Err(e) if e.is_uncertain() => HostAnswer::Lost(e.to_string()),
         Err(e) => HostAnswer::NoHost(e.to_string()),
@@ -73,7 +75,11 @@ pub fn deliver(core: &Path, project: &Path, spec: proto::RunSpec) -> HostAnswer 
         }
         Err(e) => return HostAnswer::NoHost(format!("the Core Host could not be started: {e}")),
     }
-    ask(project, &HostRequest::Submit(Box::new(spec)), REQUEST_TIMEOUT)
+    ask(
+        project,
+        &HostRequest::Submit(Box::new(spec)),
+        REQUEST_TIMEOUT,
+    )
 }
 
 /// Stops one Host this service started: its running runs get stop facts naming `shutdown`.
@@ -149,7 +155,12 @@ pub fn observation(r: &HostRecord) -> Observation {
 }
 
 /// The Host's run specification of a frozen plan.
-pub fn spec(project: &Path, operation_id: &str, plan: &RunPlan, limits: &crate::limits::RLimits) -> proto::RunSpec {
+pub fn spec(
+    project: &Path,
+    operation_id: &str,
+    plan: &RunPlan,
+    limits: &crate::limits::RLimits,
+) -> proto::RunSpec {
     proto::RunSpec {
         operation_id: operation_id.to_string(),
         request_digest: plan.request_digest.clone(),

@@ -1,12 +1,12 @@
 //! Owner r, managed execution: `r.execute` runs delivered once to the project's Core Host, observed, stopped.
 
-pub mod config;
 pub mod check;
+pub mod config;
 pub mod context;
 pub mod contract;
+pub mod entity;
 pub mod export;
 pub mod export_msg;
-pub mod entity;
 pub mod freeze;
 pub mod host;
 pub mod model;

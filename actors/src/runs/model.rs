@@ -13,8 +13,14 @@ pub struct CoreIdentity {
 /// Where the code came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ScriptRef {
-    Disk { path: String },
-    Buffer { document_id: String, path: String, version: u64 },
+    Disk {
+        path: String,
+    },
+    Buffer {
+        document_id: String,
+        path: String,
+        version: u64,
+    },
 }
 
 /// One resolved trailing argument.
@@ -175,8 +181,13 @@ impl RunRecord {
     /// Occupies a concurrency slot: delivered or being delivered and not known to have ended
     /// (unknown native work occupies a slot).
     pub fn occupies_slot(&self) -> bool {
-        matches!(self.delivery, Delivery::Sending | Delivery::Sent | Delivery::Uncertain)
-            && matches!(self.execution, Execution::Pending | Execution::Running | Execution::Unknown)
+        matches!(
+            self.delivery,
+            Delivery::Sending | Delivery::Sent | Delivery::Uncertain
+        ) && matches!(
+            self.execution,
+            Execution::Pending | Execution::Running | Execution::Unknown
+        )
     }
 
     /// Failed (non-zero exit, signal, could not start) or unknown: what `repairOf` may name.

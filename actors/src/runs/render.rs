@@ -66,7 +66,9 @@ pub fn args(a: &[ResolvedArg]) -> Vec<Value> {
                 version,
                 sha256,
                 path,
-            } => json!({"resource": {"id": id, "version": version}, "sha256": sha256, "path": path}),
+            } => {
+                json!({"resource": {"id": id, "version": version}, "sha256": sha256, "path": path})
+            }
         })
         .collect()
 }

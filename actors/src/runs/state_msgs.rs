@@ -44,13 +44,20 @@ impl Handler<AcceptRun> for ProjectActor {
             max_operations: limits.max_operations,
         };
         Box::pin(
-            self.dispatch(child, Execute::<RunsEntity> { command, ctx: msg.ctx }, true)
-                .map(|res, act, _| {
-                    if let Ok(r) = &res {
-                        announce(act, r);
-                    }
-                    res
-                }),
+            self.dispatch(
+                child,
+                Execute::<RunsEntity> {
+                    command,
+                    ctx: msg.ctx,
+                },
+                true,
+            )
+            .map(|res, act, _| {
+                if let Ok(r) = &res {
+                    announce(act, r);
+                }
+                res
+            }),
         )
     }
 }
@@ -74,13 +81,20 @@ impl Handler<ResendRun> for ProjectActor {
             max_concurrent: self.config_limits().max_concurrent_actions,
         };
         Box::pin(
-            self.dispatch(child, Execute::<RunsEntity> { command, ctx: msg.ctx }, true)
-                .map(|res, act, _| {
-                    if let Ok(r) = &res {
-                        announce(act, r);
-                    }
-                    res
-                }),
+            self.dispatch(
+                child,
+                Execute::<RunsEntity> {
+                    command,
+                    ctx: msg.ctx,
+                },
+                true,
+            )
+            .map(|res, act, _| {
+                if let Ok(r) = &res {
+                    announce(act, r);
+                }
+                res
+            }),
         )
     }
 }
@@ -126,7 +140,11 @@ impl Handler<LearnRun> for ProjectActor {
                             let ended_now = r.execution == Execution::Exited
                                 && prior.as_ref().map(|p| p.execution) != Some(Execution::Exited);
                             if ended_now {
-                                super::outputs::register(r.clone(), ctx.address(), act.config_limits());
+                                super::outputs::register(
+                                    r.clone(),
+                                    ctx.address(),
+                                    act.config_limits(),
+                                );
                             }
                         }
                     }

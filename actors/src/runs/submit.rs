@@ -123,7 +123,8 @@ impl Handler<SubmitRun> for ProjectActor {
             let (script, code) = match &msg.script {
                 ScriptSource::Disk { path, digest } => {
                     let (d, p, dg) = (dir.clone(), path.clone(), digest.clone());
-                    let (path, code) = blocking(move || freeze::disk_code(&d, &p, &dg, &limits)).await?;
+                    let (path, code) =
+                        blocking(move || freeze::disk_code(&d, &p, &dg, &limits)).await?;
                     (ScriptRef::Disk { path }, code)
                 }
                 ScriptSource::Buffer {
@@ -197,7 +198,12 @@ impl Handler<SubmitRun> for ProjectActor {
                 );
                 let now = chrono::Utc::now().timestamp_millis();
                 let probe = blocking(move || {
-                    Ok(crate::requirements::probe::probe(Some(&rs), &lib, &reqs, now))
+                    Ok(crate::requirements::probe::probe(
+                        Some(&rs),
+                        &lib,
+                        &reqs,
+                        now,
+                    ))
                 })
                 .await?;
                 if !probe.complete {
@@ -236,7 +242,10 @@ impl Handler<SubmitRun> for ProjectActor {
                 repair_of: msg.repair_of.clone(),
                 plan: RunPlan {
                     output_directory: format!("{run_directory}/artifacts"),
-                    completion: msg.completion.as_ref().map(|c| format!("{run_directory}/{c}")),
+                    completion: msg
+                        .completion
+                        .as_ref()
+                        .map(|c| format!("{run_directory}/{c}")),
                     run_directory,
                     script_name: freeze::script_name(&script_path),
                     script,

@@ -192,7 +192,15 @@ impl Handler<ObserveRun> for ProjectActor {
             if r.delivery == Delivery::NotSent || r.execution == Execution::Exited {
                 return Ok((r, true));
             }
-            match ask(&dir, HostRequest::Lookup { operation_id: op.clone() }, host::REQUEST_TIMEOUT).await {
+            match ask(
+                &dir,
+                HostRequest::Lookup {
+                    operation_id: op.clone(),
+                },
+                host::REQUEST_TIMEOUT,
+            )
+            .await
+            {
                 HostAnswer::Record(h) => {
                     let after = me
                         .send(LearnRun {
@@ -284,10 +292,17 @@ impl Handler<CancelRun> for ProjectActor {
                 }
                 _ => {
                     let r = me
-                        .send(ReadRuns { operation_id: Some(op) })
+                        .send(ReadRuns {
+                            operation_id: Some(op),
+                        })
                         .await
                         .map_err(mailbox)??;
-                    Ok((r.into_iter().next().ok_or_else(|| ActorError::internal("run vanished"))?, false))
+                    Ok((
+                        r.into_iter()
+                            .next()
+                            .ok_or_else(|| ActorError::internal("run vanished"))?,
+                        false,
+                    ))
                 }
             }
         })

@@ -110,7 +110,10 @@ pub(super) fn register(
                         .and_then(|r| r.get("operationId"))
                         .and_then(|o| o.as_str())
                         .ok_or_else(|| {
-                            ApiError::invalid(Some("run.operationId"), "a run context names {operationId}")
+                            ApiError::invalid(
+                                Some("run.operationId"),
+                                "a run context names {operationId}",
+                            )
                         })?
                         .to_string();
                     let p = project(&s, &ctx, &req.project_id).await?;

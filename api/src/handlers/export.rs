@@ -30,48 +30,51 @@ pub(super) fn register(
     })?;
 
     let s = services.clone();
-    table.register(spec("action.export"), move |ctx: Ctx, req: ExportRequest| {
-        let s = s.clone();
-        async move {
-            need(&s, Owner::Files)?;
-            if req.export_id.is_empty() || req.export_id.len() > 128 {
-                return Err(ApiError::invalid(
-                    Some("exportId"),
-                    "an exportId has 1 to 128 bytes",
-                ));
-            }
-            let unsaved = match req.unsaved.as_deref() {
-                None => None,
-                Some("include") => Some(UnsavedChoice::Include),
-                Some("leave") => Some(UnsavedChoice::Leave),
-                Some(_) => {
+    table.register(
+        spec("action.export"),
+        move |ctx: Ctx, req: ExportRequest| {
+            let s = s.clone();
+            async move {
+                need(&s, Owner::Files)?;
+                if req.export_id.is_empty() || req.export_id.len() > 128 {
                     return Err(ApiError::invalid(
-                        Some("unsaved"),
-                        "unsaved is \"include\" or \"leave\"",
-                    ))
+                        Some("exportId"),
+                        "an exportId has 1 to 128 bytes",
+                    ));
                 }
-            };
-            let folder = req
-                .folder
-                .clone()
-                .unwrap_or_else(|| format!("exports/{}", req.operation_id));
-            let folder = rho_actors::files::messages::normalize("folder", &folder)?;
-            let p = project(&s, &ctx, &req.project_id).await?;
-            Ok(p.send(ExportRun {
-                operation_id: req.operation_id.clone(),
-                export_id: req.export_id.clone(),
-                digest: input_digest(&req, "exportId"),
-                folder,
-                unsaved,
-                ctx: CommandContext {
-                    principal: ctx.principal.clone(),
-                    time_ms: chrono::Utc::now().timestamp_millis(),
-                    identity: None,
-                },
-            })
-            .await
-            .map_err(mailbox)??)
-        }
-    })?;
+                let unsaved = match req.unsaved.as_deref() {
+                    None => None,
+                    Some("include") => Some(UnsavedChoice::Include),
+                    Some("leave") => Some(UnsavedChoice::Leave),
+                    Some(_) => {
+                        return Err(ApiError::invalid(
+                            Some("unsaved"),
+                            "unsaved is \"include\" or \"leave\"",
+                        ))
+                    }
+                };
+                let folder = req
+                    .folder
+                    .clone()
+                    .unwrap_or_else(|| format!("exports/{}", req.operation_id));
+                let folder = rho_actors::files::messages::normalize("folder", &folder)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                Ok(p.send(ExportRun {
+                    operation_id: req.operation_id.clone(),
+                    export_id: req.export_id.clone(),
+                    digest: input_digest(&req, "exportId"),
+                    folder,
+                    unsaved,
+                    ctx: CommandContext {
+                        principal: ctx.principal.clone(),
+                        time_ms: chrono::Utc::now().timestamp_millis(),
+                        identity: None,
+                    },
+                })
+                .await
+                .map_err(mailbox)??)
+            }
+        },
+    )?;
     Ok(())
 }

@@ -14,7 +14,10 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 fn declarations(list: &[RequirementDecl]) -> Result<Vec<Requirement>, ApiError> {
-    Ok(model::validate("requirements", &RequirementDecl::raw(list))?)
+    Ok(model::validate(
+        "requirements",
+        &RequirementDecl::raw(list),
+    )?)
 }
 
 fn render_outcome(o: &PrepareOutcome) -> Value {
@@ -36,22 +39,25 @@ pub(super) fn register(
     services: &Arc<Services>,
 ) -> Result<(), DuplicateOperation> {
     let s = services.clone();
-    table.register(spec("requirements.check"), move |ctx: Ctx, req: CheckRequest| {
-        let s = s.clone();
-        async move {
-            need(&s, Owner::Requirements)?;
-            let requirements = declarations(&req.requirements)?;
-            let p = project(&s, &ctx, &req.project_id).await?;
-            let probe = p
-                .send(CheckRequirements {
-                    rscript: s.r.rscript.clone(),
-                    requirements,
-                })
-                .await
-                .map_err(mailbox)??;
-            Ok(probe.render())
-        }
-    })?;
+    table.register(
+        spec("requirements.check"),
+        move |ctx: Ctx, req: CheckRequest| {
+            let s = s.clone();
+            async move {
+                need(&s, Owner::Requirements)?;
+                let requirements = declarations(&req.requirements)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                let probe = p
+                    .send(CheckRequirements {
+                        rscript: s.r.rscript.clone(),
+                        requirements,
+                    })
+                    .await
+                    .map_err(mailbox)??;
+                Ok(probe.render())
+            }
+        },
+    )?;
 
     let s = services.clone();
     table.register(

@@ -83,7 +83,10 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
     if req.action != "r.execute" {
         return Err(ApiError::invalid(
             Some("action"),
-            format!("{:?} is not a registered action (only r.execute)", req.action),
+            format!(
+                "{:?} is not a registered action (only r.execute)",
+                req.action
+            ),
         ));
     }
     if req.action_version != "0.2.0" {
@@ -146,7 +149,10 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
     if let Some(r) = &req.repair_of {
         check_op(r).map_err(|_| ApiError::not_found("run"))?;
         if r == &req.operation_id {
-            return Err(ApiError::invalid(Some("repairOf"), "a run cannot repair itself"));
+            return Err(ApiError::invalid(
+                Some("repairOf"),
+                "a run cannot repair itself",
+            ));
         }
     }
     Ok(SubmitRun {
@@ -160,10 +166,7 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
         ctx: CommandContext {
             principal: ctx.principal.clone(),
             time_ms: chrono::Utc::now().timestamp_millis(),
-            identity: Some((
-                req.operation_id.clone(),
-                input_digest(req, "operationId"),
-            )),
+            identity: Some((req.operation_id.clone(), input_digest(req, "operationId"))),
         },
         config: s.r.clone(),
     })
@@ -174,28 +177,31 @@ pub(super) fn register(
     services: &Arc<Services>,
 ) -> Result<(), DuplicateOperation> {
     let s = services.clone();
-    table.register(spec("action.submit"), move |ctx: Ctx, req: SubmitRequest| {
-        let s = s.clone();
-        async move {
-            let buffer = matches!(req.input.script, ScriptInput::Buffer { .. });
-            let msg = lift(&req, &s, &ctx)?;
-            let p = project(&s, &ctx, &req.project_id).await?;
-            // An accepted identity answers its original record even with owners unselected.
-            let known = p
-                .send(rho_actors::runs::state_msgs::CheckRunIdentity {
-                    operation_id: req.operation_id.clone(),
-                    digest: input_digest(&req, "operationId"),
-                })
-                .await
-                .map_err(mailbox)??;
-            if let Some(r) = known {
-                return Ok(render::record(&r, false));
+    table.register(
+        spec("action.submit"),
+        move |ctx: Ctx, req: SubmitRequest| {
+            let s = s.clone();
+            async move {
+                let buffer = matches!(req.input.script, ScriptInput::Buffer { .. });
+                let msg = lift(&req, &s, &ctx)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                // An accepted identity answers its original record even with owners unselected.
+                let known = p
+                    .send(rho_actors::runs::state_msgs::CheckRunIdentity {
+                        operation_id: req.operation_id.clone(),
+                        digest: input_digest(&req, "operationId"),
+                    })
+                    .await
+                    .map_err(mailbox)??;
+                if let Some(r) = known {
+                    return Ok(render::record(&r, false));
+                }
+                need_execution(&s, buffer)?;
+                let r = p.send(msg).await.map_err(mailbox)??;
+                delivered(&r)
             }
-            need_execution(&s, buffer)?;
-            let r = p.send(msg).await.map_err(mailbox)??;
-            delivered(&r)
-        }
-    })?;
+        },
+    )?;
 
     let s = services.clone();
     table.register(spec("action.lookup"), move |ctx: Ctx, req: RunRequest| {
@@ -235,10 +241,13 @@ pub(super) fn register(
     })?;
 
     let s = services.clone();
-    table.register(spec("action.output"), move |ctx: Ctx, req: OutputRequest| {
-        let s = s.clone();
-        async move { super::runs_output::output(&s, &ctx, req).await }
-    })?;
+    table.register(
+        spec("action.output"),
+        move |ctx: Ctx, req: OutputRequest| {
+            let s = s.clone();
+            async move { super::runs_output::output(&s, &ctx, req).await }
+        },
+    )?;
 
     let s = services.clone();
     table.register(spec("action.retry"), move |ctx: Ctx, req: RunRequest| {

@@ -68,7 +68,11 @@ pub(super) async fn output(s: &Services, ctx: &Ctx, req: OutputRequest) -> Resul
 }
 
 /// At most `max` bytes from `offset`, and the file's size (a missing log is empty).
-pub(crate) fn read_page(path: &std::path::Path, offset: u64, max: u64) -> Result<(Vec<u8>, u64), String> {
+pub(crate) fn read_page(
+    path: &std::path::Path,
+    offset: u64,
+    max: u64,
+) -> Result<(Vec<u8>, u64), String> {
     let mut f = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
@@ -80,6 +84,8 @@ pub(crate) fn read_page(path: &std::path::Path, offset: u64, max: u64) -> Result
     }
     f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    f.take(max).read_to_end(&mut out).map_err(|e| e.to_string())?;
+    f.take(max)
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
     Ok((out, size))
 }

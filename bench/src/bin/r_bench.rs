@@ -83,7 +83,12 @@ fn main() {
     let dir = scratch("r-bench");
     let rho = Rho::start(&dir);
     let mut c = Conn::open(rho.port).unwrap();
-    let (_, project) = post(&mut c, &rho.token, "project.create", &json!({"name": "rbench"}));
+    let (_, project) = post(
+        &mut c,
+        &rho.token,
+        "project.create",
+        &json!({"name": "rbench"}),
+    );
     let project = project["value"].clone();
     let pdir = std::path::PathBuf::from(project["path"].as_str().unwrap());
     std::fs::write(pdir.join("t.R"), SCRIPT).unwrap();
@@ -137,7 +142,7 @@ fn main() {
             }
         }
         let mut still = Vec::new();
-        for op in flight.drain(..).collect::<Vec<_>>() {
+        for op in std::mem::take(&mut flight) {
             if b.ended(&op) {
                 done += 1;
             } else {
