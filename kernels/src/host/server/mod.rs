@@ -135,7 +135,11 @@ impl Host {
         self.shutting_down.load(Ordering::Acquire)
     }
 
+    /// From now on new Submits are refused. Set under the runs lock, which a Submit holds from
+    /// its check of this flag until its run is in the map (locked until spawned), so a
+    /// Shutdown's list of running runs misses no run that was let in.
     pub(crate) fn begin_shutdown(&self) {
+        let _runs = self.runs();
         self.shutting_down.store(true, Ordering::Release);
     }
 
