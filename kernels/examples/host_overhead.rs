@@ -21,7 +21,8 @@ fn main() {
     std::fs::create_dir(project.join(".rho")).unwrap();
     let t = Duration::from_secs(30);
     client::start(Path::new(&core), &project, t).unwrap();
-    let (mut hosted, mut bare, mut submits) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut hosted, mut bare, mut submits, mut inside) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..n + 2 {
         let op = format!("op-{i}");
         let run = project.join("runs").join(&op);
@@ -53,10 +54,13 @@ fn main() {
         )
         .unwrap();
         let took = started.elapsed();
-        match reply {
-            HostReply::Record { record } if record.state == RunState::Exited => {}
+        let spawned_to_end = match reply {
+            HostReply::Record { record } if record.state == RunState::Exited => {
+                let ms = record.ended_at_ms.unwrap_or(0) - record.started_at_ms.unwrap_or(0);
+                Duration::from_millis(ms.max(0) as u64)
+            }
             other => panic!("{other:?}"),
-        }
+        };
         let started = Instant::now();
         let status = Command::new("Rscript").args(["-e", "1"]).output().unwrap();
         assert!(status.status.success());
@@ -64,6 +68,7 @@ fn main() {
         if i >= 2 {
             // The first two warm caches.
             hosted.push(took);
+            inside.push(spawned_to_end);
             bare.push(reference);
         }
     }
@@ -92,5 +97,10 @@ fn main() {
         ms(b95),
         ms(h50) - ms(b50)
     );
-    let _ = writeln!(out, "submit reply p50 {:.1} ms", ms(pct(&mut submits, 0.5)));
+    let _ = writeln!(
+        out,
+        "submit reply p50 {:.1} ms | spawn to recorded end (guard + R + inventory) p50 {:.1} ms",
+        ms(pct(&mut submits, 0.5)),
+        ms(pct(&mut inside, 0.5))
+    );
 }

@@ -244,3 +244,28 @@ fn an_in_process_host_serves_and_returns_idle() {
     assert_eq!(host.join().unwrap().unwrap(), HostExit::Idle);
     assert!(!p.path().join(".rho/host.sock").exists());
 }
+
+#[test]
+fn sigterm_to_the_host_stops_its_runs_in_the_name_of_system() {
+    let p = Project::new();
+    let mut host = HostProc::start(&p, 60_000);
+    let running = p.submit(&p.spec("op-term", "Sys.sleep(60)"));
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = nix::unistd::Pid::from_raw(host.pid() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    assert!(
+        host.exited_within(Duration::from_secs(10)),
+        "the Host did not stop"
+    );
+    assert_eq!(host.child.wait().unwrap().code(), Some(0));
+    assert!(!group_alive(running.pid.unwrap()));
+    let _next = HostProc::start(&p, 60_000);
+    let r = p.lookup("op-term");
+    assert!(!r.lost_with_host, "{r:?}");
+    assert_eq!(r.signal, Some(nix::sys::signal::Signal::SIGTERM as i32));
+    let stop = r.stop.unwrap();
+    assert_eq!(
+        (stop.state, stop.requested_by.as_str()),
+        (StopState::Stopped, "system")
+    );
+}

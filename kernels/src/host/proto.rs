@@ -112,7 +112,8 @@ pub struct HostRecord {
     pub operation_id: String,
     pub request_digest: String,
     pub state: RunState,
-    /// The R process (also its process group id); `None` before spawn or when spawn failed.
+    /// The run's process group id: the pid of the guard that leads the group (R is its child;
+    /// see `rho_kernels::guard`); `None` before spawn or when spawn failed.
     pub pid: Option<u32>,
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,

@@ -33,7 +33,8 @@ pub struct HostConfig {
     pub guard: Vec<OsString>,
     /// Exit after this long with nothing running and no request.
     pub idle: Duration,
-    /// Call `setsid` at start (the real Host process does; an in-process test Host does not).
+    /// Run as the Host process: call `setsid` at start, and turn SIGTERM, SIGINT and SIGHUP
+    /// into a Shutdown requested by `system` (an in-process Host does neither).
     pub new_session: bool,
     /// How long to wait for a previous Host's lock (it may be finishing its idle exit).
     pub lock_wait: Duration,
@@ -134,7 +135,11 @@ impl Host {
         self.shutting_down.load(Ordering::Acquire)
     }
 
+    /// From now on new Submits are refused. Set under the runs lock, which a Submit holds from
+    /// its check of this flag until its run is in the map (locked until spawned), so a
+    /// Shutdown's list of running runs misses no run that was let in.
     pub(crate) fn begin_shutdown(&self) {
+        let _runs = self.runs();
         self.shutting_down.store(true, Ordering::Release);
     }
 
@@ -156,11 +161,16 @@ pub(crate) fn now_ms() -> i64 {
 /// Runs a Host until it ends. One per project: the lock on `.rho/host/host.lock` is held for
 /// the process's life; records a previous Host left running are marked lost first.
 pub fn run(config: HostConfig) -> Result<HostExit, HostError> {
+    let stop_signals = stop_signals();
     if config.new_session {
         // Spawned without a process group of its own, so this succeeds; the Host then
         // outlives the service that started it and no terminal signal reaches it.
         if let Err(e) = nix::unistd::setsid() {
             tracing::warn!(error = %e, "setsid failed; the Host stays in its parent's session");
+        }
+        // Before any thread exists, so all inherit it; one thread takes them with sigwait.
+        if let Err(e) = stop_signals.thread_block() {
+            tracing::warn!(error = %e, "cannot block stop signals; SIGTERM ends the Host abruptly");
         }
     }
     let project = paths::canonical_project(&config.project)?;
@@ -206,10 +216,51 @@ pub fn run(config: HostConfig) -> Result<HostExit, HostError> {
         activity: Mutex::new(Instant::now()),
     });
     tracing::info!(socket = %socket.display(), pid = std::process::id(), "Host serving");
+    if config.new_session {
+        watch_stop_signals(stop_signals, socket.clone());
+    }
     let exit = connection::serve(&host, &listener, &socket, config.idle);
     drop(listener);
     drop(lock);
     Ok(exit)
+}
+
+/// SIGTERM, SIGINT and SIGHUP: an orderly stop of the Host process.
+fn stop_signals() -> nix::sys::signal::SigSet {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut set = SigSet::empty();
+    for s in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        set.add(s);
+    }
+    set
+}
+
+/// A thread that waits for a stop signal and then asks this Host to shut down, in the name of
+/// `system`, through its own socket (the same path as any Shutdown: runs get stop facts).
+fn watch_stop_signals(set: nix::sys::signal::SigSet, socket: PathBuf) {
+    let spawned = std::thread::Builder::new()
+        .name("stop-signals".into())
+        .spawn(move || {
+            let Ok(signal) = set.wait() else {
+                return;
+            };
+            tracing::info!(?signal, "stop signal: shutting down");
+            let shutdown = HostRequest::Shutdown {
+                requested_by: "system".into(),
+            };
+            let t = Duration::from_secs(validate::MAX_STOP_GRACE_MS / 1000 + 30);
+            match crate::host::client::request_at(&socket, &shutdown, t) {
+                // Already leaving (its socket is gone): nothing to add.
+                Ok(_) | Err(crate::host::client::HostClientError::NotRunning { .. }) => {}
+                Err(e) => {
+                    tracing::error!(error = %e, "the stop signal's Shutdown failed; exiting");
+                    std::process::exit(1);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "no stop-signal thread; SIGTERM ends the Host abruptly");
+    }
 }
 
 /// The lock, or `Err(pid)` when another Host answers Ping while holding it.
