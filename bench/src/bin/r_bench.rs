@@ -141,7 +141,10 @@ fn main() {
             let (status, v) = b.submit(&op);
             match status {
                 429 => {
-                    assert_eq!(v["error"]["details"]["limit"], "maxConcurrentActions", "{v}");
+                    assert_eq!(
+                        v["error"]["details"]["limit"], "maxConcurrentActions",
+                        "{v}"
+                    );
                     refused += 1;
                 }
                 200 => {
