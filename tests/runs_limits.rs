@@ -107,3 +107,41 @@ fn a_run_the_host_cannot_take_is_retained_not_sent_and_retried_only_by_its_submi
     );
     assert_eq!(e.wait_end("n-2", 30)["exit"]["exitCode"], 0);
 }
+
+#[test]
+fn accepted_runs_stay_readable_and_their_identity_answers_after_owners_change() {
+    let mut e = start(&[], &[]);
+    let script = e.script("one.R", "cat('hi\\n')\n");
+    let body = e.submit_body("keep-1", json!({"script": script}));
+    e.ok("action.submit", body.clone());
+    assert_eq!(e.wait_end("keep-1", 30)["exit"]["exitCode"], 0);
+    e.s.child.kill().unwrap();
+    e.s.child.wait().unwrap();
+    let args = [
+        "--root",
+        e.root.path().to_str().unwrap(),
+        "--state-dir",
+        e.state.path().to_str().unwrap(),
+        "--plugins",
+        "files",
+    ];
+    e.s = util::Service::spawn(&args, &[], e.root.path(), e.state.path());
+    // Reads and the original identity keep working; new work is unavailable, naming the owner.
+    assert_eq!(
+        e.ok("action.lookup", json!({"operationId": "keep-1"}))["exit"]["exitCode"],
+        0
+    );
+    assert!(e.output("keep-1", "stdout").contains("hi"));
+    assert_eq!(e.ok("action.submit", body)["operationId"], "keep-1");
+    let (status, err) = e.err(
+        "action.submit",
+        e.submit_body("keep-2", json!({"script": script})),
+    );
+    assert_eq!(status, 503, "{err}");
+    assert!(err["details"]["missing"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("r")));
+    let (status, _) = e.err("requirements.check", json!({"requirements": []}));
+    assert_eq!(status, 503);
+}
