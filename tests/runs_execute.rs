@@ -107,6 +107,14 @@ fn a_script_writes_declared_outputs_once_per_operation_id() {
         .map(|r| r["path"].as_str().unwrap())
         .collect();
     assert!(paths.contains(&"runs/op-1/artifacts/table.csv"), "{list}");
+    let table = list["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == "runs/op-1/artifacts/table.csv")
+        .unwrap();
+    assert_eq!(table["provenance"]["operationId"], "op-1", "{table}");
+    assert_eq!(table["sha256"], sha(CSV.as_bytes()), "{table}");
 
     // Any read of an unknown or guessed id is one not_found.
     let (status, err) = e.err("action.lookup", json!({"operationId": "nope"}));
