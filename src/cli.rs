@@ -37,6 +37,12 @@ pub(crate) struct ServeArgs {
     /// The Rscript to use (or RHO_RSCRIPT). Default: Rscript on PATH.
     #[arg(long, value_name = "PATH")]
     pub(crate) rscript: Option<PathBuf>,
+    /// The Core binary that runs managed R scripts (or RHO_CORE_BINARY). Default: this rho executable.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) core: Option<PathBuf>,
+    /// R package repositories for requirements.prepare, as JSON {"cran":[urls],"bioconductor":[urls]} (or RHO_R_REPOS).
+    #[arg(long = "r-repos", value_name = "JSON")]
+    pub(crate) r_repos: Option<String>,
     /// The Claude Code CLI to use (or RHO_CLAUDE). Default: claude on PATH.
     #[arg(long, value_name = "PATH")]
     pub(crate) claude: Option<PathBuf>,
@@ -61,6 +67,8 @@ pub(crate) enum Command {
     Journal(JournalCommand),
     /// The MCP servers Rho's own agent can use: `rho mcp list|show`.
     Mcp(rho_mcp::McpArgs),
+    /// The Core: the project Host that runs managed R scripts, and its client commands.
+    Core(rho_kernels::cli::CoreArgs),
 }
 
 #[derive(Debug, Subcommand)]

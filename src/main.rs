@@ -24,14 +24,15 @@ fn main() -> ExitCode {
         }
     };
     // A service logs what it does; one-shot commands only warnings.
-    init_logging(if cli.command.is_none() {
-        "info"
-    } else {
-        "warn"
+    init_logging(match &cli.command {
+        None => "info",
+        Some(cli::Command::Core(args)) => args.log_level(),
+        Some(_) => "warn",
     });
     match cli.command {
         Some(cli::Command::Journal(cli::JournalCommand::Inspect(args))) => inspect::run(&args),
         Some(cli::Command::Mcp(args)) => rho_mcp::mcp_cli(args, cli.config.as_deref()),
+        Some(cli::Command::Core(args)) => rho_kernels::cli::run(args),
         None => match &cli.serve.pair {
             Some(file) => pair::run(file, cli.serve.project.as_deref()),
             None => serve::run(&cli.serve),
@@ -52,5 +53,6 @@ fn init_logging(default: &str) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
 }

@@ -26,6 +26,7 @@ struct Plan {
     limits: Limits,
     selection: Selection,
     runtimes: Runtimes,
+    r: rho_actors::runs::config::RConfig,
     registry: Registry,
     fresh_state: bool,
     bound: Bound,
@@ -76,6 +77,9 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         args.python.as_deref(),
     )
     .map_err(|e| fail(1, e))?;
+    let r =
+        crate::start::runtimes::r_config(&runtimes, args.core.as_deref(), args.r_repos.as_deref())
+            .map_err(|(code, e)| fail(code, e))?;
     let lock = lock_state(&folders.state).map_err(|e| fail(1, e))?;
     let (registry, fresh_state) = Registry::open(&folders.state).map_err(|e| fail(1, e))?;
     let last = registry.last_port().map_err(|e| fail(1, e))?;
@@ -85,6 +89,7 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         limits,
         selection,
         runtimes,
+        r,
         registry,
         fresh_state,
         bound,
@@ -113,6 +118,7 @@ async fn serve(plan: Plan) -> ExitCode {
         limits,
         selection,
         runtimes,
+        r,
         registry,
         fresh_state,
         bound,
@@ -158,14 +164,17 @@ async fn serve(plan: Plan) -> ExitCode {
     }
 
     let mut table = rho_api::OpTable::new();
-    let services = Arc::new(Services::new(
-        service.clone(),
-        folders.root.clone(),
-        selection.clone(),
-        limits.clone(),
-        events.clone(),
-        url.clone(),
-    ));
+    let services = Arc::new(
+        Services::new(
+            service.clone(),
+            folders.root.clone(),
+            selection.clone(),
+            limits.clone(),
+            events.clone(),
+            url.clone(),
+        )
+        .with_r(r),
+    );
     if let Err(e) = register_service_operations(&mut table, services) {
         return fail(1, e);
     }
@@ -201,6 +210,7 @@ async fn serve(plan: Plan) -> ExitCode {
     state.begin_shutdown();
     handle.stop(true).await;
     let _ = running.await;
+    crate::start::hosts::stop_owned(&service).await;
     let mut code = ExitCode::SUCCESS;
     for (id, res) in service.send(CloseAll).await.unwrap_or_default() {
         if let Err(e) = res {

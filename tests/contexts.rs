@@ -51,15 +51,16 @@ fn contexts_freeze_exact_buffer_ranges_and_entities() {
     // A version that moved on is stale; a range splitting a pair is invalid.
     assert_eq!(create("c2", buffer(1, 0, 1)).1["error"]["code"], "stale");
     assert_eq!(create("c3", buffer(2, 6, 7)).1["error"]["code"], "invalid");
-    // Exactly one kind; media and run are honestly unavailable in this build.
+    // Exactly one kind.
     assert_eq!(create("c4", json!({})).1["error"]["code"], "invalid");
     let both = json!({"entities": {"namespace": "sample", "keys": ["s1"]}, "buffer": buffer(2, 0, 1)["buffer"]});
     assert_eq!(create("c5", both).1["error"]["code"], "invalid");
-    // Media is checked against the media's facts (see the media test); runs do not exist yet.
+    // Media is checked against the media's facts (see the media test); a run context names a
+    // retained run (tests/runs_outputs.rs), and an unknown one is not_found.
     let run = create("c6", json!({"run": {"operationId": "op1"}}));
     assert_eq!(
-        (run.0, run.1["error"]["details"]["missing"][0].as_str()),
-        (503, Some("r"))
+        (run.0, run.1["error"]["code"].as_str()),
+        (404, Some("not_found"))
     );
     // Entities are frozen as declared; limits name their keys.
     let (status, e) = create(

@@ -52,3 +52,16 @@ fn the_journal_crate_names_no_actor_or_http_crate() {
         );
     }
 }
+
+#[test]
+fn the_kernels_crate_names_no_actor_async_or_sled_crate() {
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/Cargo.toml"))
+            .unwrap();
+    for forbidden in ["actix", "tokio", "sled"] {
+        assert!(
+            !manifest.contains(forbidden),
+            "kernels/Cargo.toml mentions {forbidden}"
+        );
+    }
+}

@@ -43,6 +43,8 @@ impl Children {
         c.insert(journal.project_id(), state.resources);
         c.insert(journal.project_id(), state.selections);
         c.insert(journal.project_id(), state.contexts);
+        c.insert(journal.project_id(), state.requirements);
+        c.insert(journal.project_id(), state.runs);
         c.starting = false;
         c
     }

@@ -37,4 +37,6 @@ pub use error::ActorError;
 pub use principal::Principal;
 pub mod contexts;
 pub mod contract;
+pub mod requirements;
+pub mod runs;
 pub mod service_contract;

@@ -288,6 +288,7 @@ impl Actor for ProjectActor {
         self.children
             .reconcile(chrono::Utc::now().timestamp_millis());
         crate::documents::reconcile::settle_saves(self, ctx);
+        ctx.notify(crate::runs::supervise::RecoverRuns);
         let idle = self.config.document_idle;
         let every = (idle / 2).clamp(
             std::time::Duration::from_millis(10),

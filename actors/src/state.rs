@@ -18,7 +18,7 @@ use uuid::Uuid;
 pub const JOURNAL_ENTITY: &str = "journal";
 
 /// Bumped whenever [`ProjectState`]'s encoding changes; older snapshots are then ignored.
-pub const STATE_FORMAT: u32 = 3;
+pub const STATE_FORMAT: u32 = 4;
 
 /// Every entity of one project, as folded from its journal.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +32,10 @@ pub struct ProjectState {
     pub contexts: crate::contexts::ContextsEntity,
     pub resources: crate::files::ResourcesEntity,
     pub selections: crate::tables::selection::SelectionsEntity,
+    /// Explicit package preparations (requirements owner).
+    pub requirements: crate::requirements::RequirementsEntity,
+    /// Managed runs (r owner).
+    pub runs: crate::runs::RunsEntity,
 }
 
 /// A snapshot file's payload.
@@ -55,6 +59,10 @@ impl ProjectState {
             crate::tables::selection::SelectionsEntity::KIND => {
                 fold_record(&mut self.selections, rec)?
             }
+            crate::requirements::RequirementsEntity::KIND => {
+                fold_record(&mut self.requirements, rec)?
+            }
+            crate::runs::RunsEntity::KIND => fold_record(&mut self.runs, rec)?,
             _ => return Err(unknown(rec)),
         }
         self.last_seq = rec.seq;
@@ -120,6 +128,14 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
         >(rec)?
         .event
         .summary()),
+        crate::requirements::RequirementsEntity::KIND => Ok(decode_event::<
+            crate::requirements::RequirementsEntity,
+        >(rec)?
+        .event
+        .summary()),
+        crate::runs::RunsEntity::KIND => Ok(decode_event::<crate::runs::RunsEntity>(rec)?
+            .event
+            .summary()),
         _ => Err(unknown(rec)),
     }
 }

@@ -1,4 +1,8 @@
 //! rho-kernels: processes Rho supervises. Today the Core Host that runs managed `r.execute`
-//! scripts once per `operationId`, its wire protocol, its client and the Core CLI.
+//! scripts once per `operationId`, its wire protocol, its client, the guard R runs under and the
+//! Core CLI.
 
+pub mod cli;
+pub mod core;
+pub mod guard;
 pub mod host;

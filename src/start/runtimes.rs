@@ -105,3 +105,27 @@ impl Runtimes {
             .collect()
     }
 }
+
+/// The R runtime of a start: the Rscript found, the repositories (`--r-repos` / `RHO_R_REPOS`,
+/// JSON; usage error 2 when malformed) and the Core (`--core` / `RHO_CORE_BINARY`; an explicit
+/// missing one fails startup with 1).
+pub(crate) fn r_config(
+    runtimes: &Runtimes,
+    core: Option<&Path>,
+    repos: Option<&str>,
+) -> Result<rho_actors::runs::config::RConfig, (u8, String)> {
+    let repos_text = repos
+        .map(str::to_string)
+        .or_else(|| std::env::var("RHO_R_REPOS").ok().filter(|v| !v.is_empty()));
+    let repos = match repos_text {
+        Some(t) => rho_actors::requirements::Repos::parse(&t)
+            .map_err(|e| (2, format!("--r-repos: {e}")))?,
+        None => rho_actors::requirements::Repos::default(),
+    };
+    let core = super::core::select(core).map_err(|e| (1, e))?;
+    Ok(rho_actors::runs::config::RConfig {
+        rscript: runtimes.rscript.path.clone(),
+        repos,
+        core: Some(core),
+    })
+}

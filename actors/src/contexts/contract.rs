@@ -63,7 +63,7 @@ pub struct CreateRequest {
     pub entities: Option<EntitiesSpec>,
     /// A media rectangle (needs the media owner).
     pub media: Option<MediaSpec>,
-    /// One managed run `{operationId}` (needs managed R execution).
+    /// One retained managed run `{operationId}`: its state, exit, stop, stderr tail, script, args, declared files.
     pub run: Option<serde_json::Value>,
 }
 

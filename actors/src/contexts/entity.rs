@@ -33,6 +33,8 @@ pub enum Frozen {
         units: String,
         rect_milli: [i64; 4],
     },
+    /// One managed run as it stood: state, exit, stop, the last bytes of its stderr.
+    Run(Box<crate::runs::context::RunContext>),
 }
 
 impl Frozen {
@@ -44,6 +46,7 @@ impl Frozen {
                 (namespace.len() + keys.iter().map(String::len).sum::<usize>()) as u64
             }
             Frozen::Media { format, units, .. } => (format.len() + units.len() + 64) as u64,
+            Frozen::Run(r) => r.bytes(),
         }
     }
 }
@@ -101,6 +104,7 @@ impl EntityEvent for ContextEvent {
                     "context {} of a rectangle of {resource_id} v{version} page {page}",
                     record.id
                 ),
+                Frozen::Run(r) => format!("context {} of run {:?}", record.id, r.operation_id),
             },
         }
     }

@@ -15,6 +15,8 @@ pub fn all() -> Vec<OperationSpec> {
     ops.extend_from_slice(crate::media::contract::OPERATIONS);
     ops.extend_from_slice(crate::charts::contract::OPERATIONS);
     ops.extend_from_slice(crate::objects::contract::OPERATIONS);
+    ops.extend_from_slice(crate::requirements::contract::OPERATIONS);
+    ops.extend_from_slice(crate::runs::contract::OPERATIONS);
     ops.sort_by_key(|o| o.name);
     ops
 }

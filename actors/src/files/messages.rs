@@ -67,6 +67,8 @@ pub struct PutResource {
     pub max_file_bytes: u64,
     pub bounds: PutBounds,
     pub ctx: CommandContext,
+    /// Provenance: the managed run that produced the bytes (registration at run end).
+    pub operation_id: Option<String>,
 }
 
 /// What `resource.register` declares about the bytes.
@@ -103,6 +105,7 @@ impl Handler<PutResource> for ProjectActor {
         });
         let dir: PathBuf = self.dir().to_path_buf();
         let (declared, capture, max) = (msg.declared.clone(), msg.capture, msg.max_file_bytes);
+        let operation_id = msg.operation_id.clone();
         let work = async move {
             let (done, latest) = first.await??;
             if let Some(rec) = done {
@@ -143,7 +146,7 @@ impl Handler<PutResource> for ProjectActor {
                         sha256,
                         captured: capture,
                         partial: d.partial,
-                        operation_id: None,
+                        operation_id,
                         table: d.table,
                         media: d.media,
                     },

@@ -38,6 +38,7 @@ fn render(r: &ContextRecord) -> Value {
         Frozen::Entities { namespace, keys } => {
             v["entities"] = json!({"namespace": namespace, "keys": keys})
         }
+        Frozen::Run(r) => v["run"] = r.render(),
         Frozen::Media {
             resource_id,
             version,
@@ -102,10 +103,25 @@ pub(super) fn register(
                         super::media_context::freeze(&s, &ctx, &req.project_id, m).await?,
                     )
                 } else {
-                    return Err(ApiError::unavailable(
-                        &["r"],
-                        "run contexts need managed R runs, which this build does not provide yet",
-                    ));
+                    // Retained runs stay readable whatever owners are selected.
+                    let op = req
+                        .run
+                        .as_ref()
+                        .and_then(|r| r.get("operationId"))
+                        .and_then(|o| o.as_str())
+                        .ok_or_else(|| {
+                            ApiError::invalid(
+                                Some("run.operationId"),
+                                "a run context names {operationId}",
+                            )
+                        })?
+                        .to_string();
+                    let p = project(&s, &ctx, &req.project_id).await?;
+                    let frozen = p
+                        .send(rho_actors::runs::context::FreezeRun { operation_id: op })
+                        .await
+                        .map_err(mailbox)??;
+                    ContextSource::Frozen(Frozen::Run(Box::new(frozen)))
                 };
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let cctx = CommandContext {

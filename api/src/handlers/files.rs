@@ -59,6 +59,7 @@ pub(super) fn register(
                         max_file_bytes: s.limits.resources.max_file_bytes,
                         bounds: bounds(&s),
                         ctx: wctx,
+                        operation_id: None,
                     })
                     .await
                     .map_err(mailbox)?
@@ -85,6 +86,7 @@ pub(super) fn register(
                         max_file_bytes: s.limits.resources.max_file_bytes,
                         bounds: bounds(&s),
                         ctx: wctx,
+                        operation_id: None,
                     })
                     .await
                     .map_err(mailbox)?

@@ -5,6 +5,7 @@ mod charts;
 mod contexts;
 mod data;
 mod documents;
+mod export;
 mod files;
 mod media;
 mod media_context;
@@ -13,6 +14,9 @@ mod observation;
 mod pairing;
 mod projects;
 mod protocol;
+mod requirements;
+mod runs;
+mod runs_output;
 mod tables;
 
 use crate::envelope::ApiError;
@@ -36,6 +40,8 @@ pub struct Services {
     pub events: EventBus,
     /// The service's own URL (`http://127.0.0.1:PORT`), for links it mints.
     pub url: String,
+    /// The R runtime of this run (Rscript, repositories, Core); see [`Services::with_r`].
+    pub r: Arc<rho_actors::runs::config::RConfig>,
     fixed: std::sync::OnceLock<Fixed>,
 }
 
@@ -62,8 +68,15 @@ impl Services {
             limits,
             events,
             url,
+            r: Arc::default(),
             fixed: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The same services with this R runtime.
+    pub fn with_r(mut self, r: rho_actors::runs::config::RConfig) -> Self {
+        self.r = Arc::new(r);
+        self
     }
 
     pub(crate) fn fixed(&self) -> &Fixed {
@@ -108,6 +121,9 @@ pub fn register_service_operations(
     media::register(table, &services)?;
     charts::register(table, &services)?;
     objects::register(table, &services)?;
+    requirements::register(table, &services)?;
+    runs::register(table, &services)?;
+    export::register(table, &services)?;
     Ok(())
 }
 

@@ -72,10 +72,15 @@ async fn snapshot(
                         .send(rho_actors::documents::handlers::ListDocuments)
                         .await
                         .map_err(mailbox)??;
+                    let runs = addr
+                        .send(rho_actors::runs::state_msgs::ReadRuns { operation_id: None })
+                        .await
+                        .map_err(mailbox)??;
                     json!({
                         "id": id.to_string(), "name": info.name, "path": row.dir,
                         "available": true, "version": entity.version,
-                        "settings": entity.settings, "runs": [],
+                        "settings": entity.settings,
+                        "runs": runs.iter().map(|r| rho_actors::runs::render::record(r, false)).collect::<Vec<_>>(),
                         "documents": docs.iter().map(|d| json!({
                             "id": d.id, "path": d.path, "version": d.version, "open": d.open,
                             "dirty": d.dirty, "diskDigest": d.disk_digest, "length": d.length,

@@ -112,7 +112,8 @@ pub struct HostRecord {
     pub operation_id: String,
     pub request_digest: String,
     pub state: RunState,
-    /// The R process (also its process group id); `None` before spawn or when spawn failed.
+    /// The run's process group id: the pid of the guard that leads the group (R is its child;
+    /// see `rho_kernels::guard`); `None` before spawn or when spawn failed.
     pub pid: Option<u32>,
     pub exit_code: Option<i32>,
     pub signal: Option<i32>,
@@ -126,6 +127,11 @@ pub struct HostRecord {
     pub stop: Option<HostStop>,
     /// Written at run end: each declared artifact as found (`None` = not written).
     pub inventory: Option<Vec<InventoryEntry>>,
+    /// The Host that ran this died before it could observe the end: a later Host found the
+    /// record `recorded`/`running` and marked it `exited` with no exit code, signal or end time
+    /// (R's process group died with its Host). Never re-run.
+    #[serde(default)]
+    pub lost_with_host: bool,
 }
 
 /// Where a run stands in the Host.

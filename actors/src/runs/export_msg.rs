@@ -1,0 +1,160 @@
+//! The project actor's `artifact.check` and `action.export` messages (the file work is in `check` and `export`).
+
+use super::entity::{RunCommand, RunEvent, RunsEntity};
+use super::model::{Execution, ScriptRef};
+use super::state_msgs::ReadRuns;
+use crate::child::{Execute, Query};
+use crate::documents::handlers::{BufferText, ListDocuments};
+use crate::entity::CommandContext;
+use crate::error::ActorError;
+use crate::identity::InputDigest;
+use crate::project_actor::ProjectActor;
+use actix::prelude::*;
+use serde_json::Value;
+
+fn mailbox(e: MailboxError) -> ActorError {
+    ActorError::internal(e.to_string())
+}
+
+async fn one_run(me: &Addr<ProjectActor>, op: &str) -> Result<super::RunRecord, ActorError> {
+    me.send(ReadRuns {
+        operation_id: Some(op.to_string()),
+    })
+    .await
+    .map_err(mailbox)??
+    .pop()
+    .ok_or_else(|| ActorError::NotFound { what: "run".into() })
+}
+
+/// `artifact.check`.
+#[derive(Message)]
+#[rtype(result = "Result<Value, ActorError>")]
+pub struct CheckArtifacts {
+    pub operation_id: String,
+}
+
+impl Handler<CheckArtifacts> for ProjectActor {
+    type Result = ResponseFuture<Result<Value, ActorError>>;
+
+    fn handle(&mut self, msg: CheckArtifacts, ctx: &mut Context<Self>) -> Self::Result {
+        let me = ctx.address();
+        let dir = self.dir().to_path_buf();
+        let max = self.config_limits().resources.max_file_bytes;
+        Box::pin(async move {
+            let run = one_run(&me, &msg.operation_id).await?;
+            tokio::task::spawn_blocking(move || super::check::check(&dir, &run, max))
+                .await
+                .map_err(|e| ActorError::internal(e.to_string()))?
+        })
+    }
+}
+
+/// What to do with unsaved editor changes of the run's script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnsavedChoice {
+    Include,
+    Leave,
+}
+
+/// `action.export`.
+#[derive(Message)]
+#[rtype(result = "Result<Value, ActorError>")]
+pub struct ExportRun {
+    pub operation_id: String,
+    pub export_id: String,
+    pub digest: InputDigest,
+    /// Project-relative, normalized by the edge.
+    pub folder: String,
+    pub unsaved: Option<UnsavedChoice>,
+    pub ctx: CommandContext,
+}
+
+impl Handler<ExportRun> for ProjectActor {
+    type Result = ResponseFuture<Result<Value, ActorError>>;
+
+    fn handle(&mut self, msg: ExportRun, ctx: &mut Context<Self>) -> Self::Result {
+        let me = ctx.address();
+        let dir = self.dir().to_path_buf();
+        let max = self.config_limits().resources.max_file_bytes;
+        let pid = self.project_id();
+        let child = self.children().get_or_new::<RunsEntity>(pid);
+        let journal = self.journal().clone();
+        Box::pin(async move {
+            // Identity first.
+            let (id, digest) = (msg.export_id.clone(), msg.digest);
+            let known = child
+                .send(Query::<RunsEntity, Option<(InputDigest, String)>> {
+                    read: Box::new(move |e: &RunsEntity| e.exports.get(&id).cloned()),
+                })
+                .await
+                .map_err(mailbox)??;
+            crate::durable::durable(&journal, known.wait_seq).await?;
+            if let Some((d, reply)) = known.reply {
+                if d != digest {
+                    return Err(ActorError::conflict(format!(
+                        "exportId {:?} was already used with a different input",
+                        msg.export_id
+                    )));
+                }
+                return serde_json::from_str(&reply)
+                    .map_err(|e| ActorError::internal(e.to_string()));
+            }
+            let run = one_run(&me, &msg.operation_id).await?;
+            if run.execution == Execution::Running || run.execution == Execution::Pending {
+                return Err(ActorError::conflict(format!(
+                    "the run {} has not ended; export it when it has",
+                    run.operation_id
+                )));
+            }
+            let script_path = match &run.plan.script {
+                ScriptRef::Disk { path } | ScriptRef::Buffer { path, .. } => path.clone(),
+            };
+            let docs = me.send(ListDocuments).await.map_err(mailbox)??;
+            let dirty = docs
+                .iter()
+                .find(|d| d.path == script_path && d.open && d.dirty);
+            let unsaved = match (dirty, msg.unsaved) {
+                (None, _) | (Some(_), Some(UnsavedChoice::Leave)) => None,
+                (Some(_), None) => {
+                    return Err(ActorError::invalid(
+                        "unsaved",
+                        format!("the script {script_path} has unsaved changes: say unsaved \"include\" or \"leave\""),
+                    ))
+                }
+                (Some(d), Some(UnsavedChoice::Include)) => {
+                    let (_, text) = me
+                        .send(BufferText {
+                            id: d.id,
+                            version: d.version,
+                        })
+                        .await
+                        .map_err(mailbox)??;
+                    Some(super::export::Unsaved { text })
+                }
+            };
+            let folder = msg.folder.clone();
+            let summary = tokio::task::spawn_blocking(move || {
+                super::export::export(&dir, &run, &folder, unsaved, max)
+            })
+            .await
+            .map_err(|e| ActorError::internal(e.to_string()))??;
+            let mut reply = summary;
+            reply["exportId"] = serde_json::json!(msg.export_id);
+            let event = RunEvent::Exported {
+                operation_id: msg.operation_id.clone(),
+                export_id: msg.export_id.clone(),
+                digest: msg.digest,
+                reply: reply.to_string(),
+            };
+            let accepted = child
+                .send(Execute::<RunsEntity> {
+                    command: RunCommand::Export { event },
+                    ctx: msg.ctx,
+                })
+                .await
+                .map_err(mailbox)??;
+            crate::durable::durable(&journal, accepted.wait_seq).await?;
+            Ok(reply)
+        })
+    }
+}

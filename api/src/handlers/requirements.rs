@@ -1,0 +1,97 @@
+//! `requirements.check` / `requirements.prepare`: validate declarations, send one message, render the probe.
+
+use super::data::{need, project};
+use super::{mailbox, spec, Services};
+use crate::envelope::ApiError;
+use crate::ops::{Ctx, DuplicateOperation, OpTable};
+use rho_actors::entity::CommandContext;
+use rho_actors::identity::input_digest;
+use rho_actors::owners::Owner;
+use rho_actors::requirements::contract::{CheckRequest, PrepareRequest, RequirementDecl};
+use rho_actors::requirements::handlers::{CheckRequirements, PrepareRequirements};
+use rho_actors::requirements::{model, PrepareOutcome, Requirement};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+fn declarations(list: &[RequirementDecl]) -> Result<Vec<Requirement>, ApiError> {
+    Ok(model::validate(
+        "requirements",
+        &RequirementDecl::raw(list),
+    )?)
+}
+
+fn render_outcome(o: &PrepareOutcome) -> Value {
+    let check = o.recheck.as_ref().map(|p| p.render());
+    json!({
+        "changeId": o.change_id,
+        "attempted": o.attempted,
+        "exitCode": o.exit_code,
+        "stoppedBy": o.cut,
+        "interrupted": o.interrupted,
+        "log": o.log_tail,
+        "satisfied": check.as_ref().and_then(|c| c["satisfied"].as_bool()).unwrap_or(false),
+        "check": check,
+    })
+}
+
+pub(super) fn register(
+    table: &mut OpTable,
+    services: &Arc<Services>,
+) -> Result<(), DuplicateOperation> {
+    let s = services.clone();
+    table.register(
+        spec("requirements.check"),
+        move |ctx: Ctx, req: CheckRequest| {
+            let s = s.clone();
+            async move {
+                need(&s, Owner::Requirements)?;
+                let requirements = declarations(&req.requirements)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                let probe = p
+                    .send(CheckRequirements {
+                        rscript: s.r.rscript.clone(),
+                        requirements,
+                    })
+                    .await
+                    .map_err(mailbox)??;
+                Ok(probe.render())
+            }
+        },
+    )?;
+
+    let s = services.clone();
+    table.register(
+        spec("requirements.prepare"),
+        move |ctx: Ctx, req: PrepareRequest| {
+            let s = s.clone();
+            async move {
+                need(&s, Owner::Requirements)?;
+                if req.change_id.is_empty() || req.change_id.len() > 128 {
+                    return Err(ApiError::invalid(
+                        Some("changeId"),
+                        "a changeId has 1 to 128 bytes",
+                    ));
+                }
+                let requirements = declarations(&req.requirements)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                let outcome = p
+                    .send(PrepareRequirements {
+                        rscript: s.r.rscript.clone(),
+                        repos: s.r.repos.clone(),
+                        requirements,
+                        change_id: req.change_id.clone(),
+                        digest: input_digest(&req, "changeId"),
+                        ctx: CommandContext {
+                            principal: ctx.principal.clone(),
+                            time_ms: chrono::Utc::now().timestamp_millis(),
+                            identity: None,
+                        },
+                    })
+                    .await
+                    .map_err(mailbox)??;
+                Ok(render_outcome(&outcome))
+            }
+        },
+    )?;
+    Ok(())
+}
