@@ -45,6 +45,7 @@ impl Children {
         c.insert(journal.project_id(), state.contexts);
         c.insert(journal.project_id(), state.requirements);
         c.insert(journal.project_id(), state.runs);
+        c.insert(journal.project_id(), state.agent);
         c.starting = false;
         c
     }

@@ -36,6 +36,8 @@ pub struct ProjectState {
     pub requirements: crate::requirements::RequirementsEntity,
     /// Managed runs (r owner).
     pub runs: crate::runs::RunsEntity,
+    /// Agent activity and bindings (agent owner).
+    pub agent: crate::agent::AgentEntity,
 }
 
 /// A snapshot file's payload.
@@ -63,6 +65,7 @@ impl ProjectState {
                 fold_record(&mut self.requirements, rec)?
             }
             crate::runs::RunsEntity::KIND => fold_record(&mut self.runs, rec)?,
+            crate::agent::AgentEntity::KIND => fold_record(&mut self.agent, rec)?,
             _ => return Err(unknown(rec)),
         }
         self.last_seq = rec.seq;
@@ -134,6 +137,9 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
         .event
         .summary()),
         crate::runs::RunsEntity::KIND => Ok(decode_event::<crate::runs::RunsEntity>(rec)?
+            .event
+            .summary()),
+        crate::agent::AgentEntity::KIND => Ok(decode_event::<crate::agent::AgentEntity>(rec)?
             .event
             .summary()),
         _ => Err(unknown(rec)),

@@ -1,12 +1,18 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
+mod agent_facts;
+mod agent_files;
+mod bindings;
 mod capability;
+mod capability_index;
 mod charts;
+mod connect;
 mod contexts;
 mod data;
 mod documents;
 mod export;
 mod files;
+mod knowledge;
 mod media;
 mod media_context;
 mod objects;
@@ -17,7 +23,14 @@ mod protocol;
 mod requirements;
 mod runs;
 mod runs_output;
+pub mod sessions;
 mod tables;
+#[cfg(feature = "test-owner")]
+mod testing;
+
+pub use agent_facts::ProjectActivity;
+pub use connect::connect as connect_agent;
+pub use sessions::AgentSetup;
 
 use crate::envelope::ApiError;
 use crate::ops::{DuplicateOperation, OpTable};
@@ -42,6 +55,8 @@ pub struct Services {
     pub url: String,
     /// The R runtime of this run (Rscript, repositories, Core); see [`Services::with_r`].
     pub r: Arc<rho_actors::runs::config::RConfig>,
+    /// Agent access (grants, connection files, client CLIs); `None`: session.* is unavailable.
+    pub agent: Option<AgentSetup>,
     fixed: std::sync::OnceLock<Fixed>,
 }
 
@@ -69,6 +84,7 @@ impl Services {
             events,
             url,
             r: Arc::default(),
+            agent: None,
             fixed: std::sync::OnceLock::new(),
         }
     }
@@ -76,6 +92,12 @@ impl Services {
     /// The same services with this R runtime.
     pub fn with_r(mut self, r: rho_actors::runs::config::RConfig) -> Self {
         self.r = Arc::new(r);
+        self
+    }
+
+    /// With Agent access set up.
+    pub fn with_agent(mut self, agent: AgentSetup) -> Self {
+        self.agent = Some(agent);
         self
     }
 
@@ -124,6 +146,12 @@ pub fn register_service_operations(
     requirements::register(table, &services)?;
     runs::register(table, &services)?;
     export::register(table, &services)?;
+    sessions::register(table, &services)?;
+    connect::register(table, &services)?;
+    capability_index::register(table, &services)?;
+    bindings::register(table, &services)?;
+    #[cfg(feature = "test-owner")]
+    testing::register(table, &services)?;
     Ok(())
 }
 
