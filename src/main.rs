@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         }
     };
     // A service logs what it does; one-shot commands only warnings.
-    init_logging(if cli.command.is_none() {
+    init_logging(if cli.command.is_none() && cli.serve.mcp.is_none() {
         "info"
     } else {
         "warn"
@@ -32,6 +32,9 @@ fn main() -> ExitCode {
     match cli.command {
         Some(cli::Command::Journal(cli::JournalCommand::Inspect(args))) => inspect::run(&args),
         Some(cli::Command::Mcp(args)) => rho_mcp::mcp_cli(args, cli.config.as_deref()),
+        None if cli.serve.mcp.is_some() => {
+            rho_mcp::adapter::run(cli.serve.mcp.as_deref().unwrap_or(std::path::Path::new("")))
+        }
         None => match &cli.serve.pair {
             Some(file) => pair::run(file, cli.serve.project.as_deref()),
             None => serve::run(&cli.serve),
