@@ -106,7 +106,7 @@ impl Adapter {
         let body = json!({
             "projectId": self.project_id(),
             "operation": operation,
-            "refusal": {"code": refusal.code, "reason": refusal.message},
+            "refusal": {"code": refusal.code, "reason": refusal.message.chars().take(1000).collect::<String>()},
         });
         if let Err(e) = self.request("activity.report", body, None).await {
             tracing::warn!(target: "rho::mcp::adapter", operation, error = %e, "could not report a local refusal");
@@ -145,6 +145,7 @@ impl Adapter {
                     OpRefs {
                         contract: r("contract"),
                         skill: r("skill"),
+                        ..OpRefs::default()
                     },
                 );
             }
@@ -158,15 +159,25 @@ impl Adapter {
         let a: ResolveArgs = parse_args(args)?;
         let known_count = a.known_refs.as_ref().map_or(0, Vec::len);
         if a.operations.len() > MAX_RESOLVE_OPERATIONS || known_count > MAX_KNOWN_REFS {
-            let (key, max, n) = if a.operations.len() > MAX_RESOLVE_OPERATIONS {
-                ("operations", MAX_RESOLVE_OPERATIONS, a.operations.len())
+            let (field, key, max, n) = if a.operations.len() > MAX_RESOLVE_OPERATIONS {
+                (
+                    "operations",
+                    "layeredGrantLimits.maxEntries",
+                    MAX_RESOLVE_OPERATIONS,
+                    a.operations.len(),
+                )
             } else {
-                ("knownRefs", MAX_KNOWN_REFS, known_count)
+                (
+                    "knownRefs",
+                    "layeredGrantLimits.maxKnownRefs",
+                    MAX_KNOWN_REFS,
+                    known_count,
+                )
             };
             let r = Refusal::limit(
                 key,
                 max as u64,
-                format!("{n} {key} is over the maximum of {max}; ask for fewer"),
+                format!("{n} {field} is over the maximum of {max}; ask for fewer"),
             );
             self.report_refusal("capability.resolve", &r).await;
             return Err(r);
@@ -199,6 +210,14 @@ impl Adapter {
             let mut k = lock(&self.store.knowledge);
             let mut changed = false;
             for o in objects {
+                if o.get("kind").and_then(Value::as_str) == Some("skill") {
+                    if let Some(reference) = o.get("ref").and_then(Value::as_str) {
+                        for op in &operations {
+                            k.note_resolved_skill(op, reference);
+                        }
+                        changed = true;
+                    }
+                }
                 let (Some(reference), Some(kind), Some(name), Some(b)) = (
                     o.get("ref").and_then(Value::as_str),
                     o.get("kind").and_then(Value::as_str),

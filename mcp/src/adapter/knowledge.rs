@@ -36,6 +36,9 @@ pub struct OpRefs {
     /// Its owner's skill reference.
     #[serde(default)]
     pub skill: Option<String>,
+    /// Skills `capability.resolve` returned in selections that named this operation.
+    #[serde(default)]
+    pub resolved_skills: Vec<String>,
 }
 
 /// What the cache keeps on disk (bodies oldest use first).
@@ -172,7 +175,20 @@ impl Knowledge {
 
     /// Records the references the index named for an operation.
     pub fn note_operation(&mut self, name: &str, refs: OpRefs) {
-        self.operations.insert(name.to_string(), refs);
+        let entry = self.operations.entry(name.to_string()).or_default();
+        entry.contract = refs.contract;
+        entry.skill = refs.skill;
+    }
+
+    /// Records a skill that a resolve selection naming `operation` returned.
+    pub fn note_resolved_skill(&mut self, operation: &str, skill: &str) {
+        let entry = self.operations.entry(operation.to_string()).or_default();
+        if !entry.resolved_skills.iter().any(|s| s == skill) {
+            entry.resolved_skills.push(skill.to_string());
+            if entry.resolved_skills.len() > 16 {
+                entry.resolved_skills.remove(0);
+            }
+        }
     }
 
     /// The cached complete contract of an operation (the one the index named, else the cached
@@ -196,8 +212,8 @@ impl Knowledge {
     /// contract names, or the skill of its contract's owner.
     pub fn skill_for(&mut self, operation: &str, contract: &Body) -> Option<Body> {
         let mut candidates: Vec<String> = Vec::new();
-        if let Some(r) = self.operations.get(operation).and_then(|o| o.skill.clone()) {
-            candidates.push(r);
+        if let Some(o) = self.operations.get(operation) {
+            candidates.extend(o.skill.clone());
         }
         for key in ["skill", "skillRef"] {
             match contract.body.get(key) {
@@ -209,6 +225,9 @@ impl Knowledge {
                 }
                 _ => {}
             }
+        }
+        if let Some(o) = self.operations.get(operation) {
+            candidates.extend(o.resolved_skills.iter().cloned());
         }
         if let Some(reference) = candidates.into_iter().find(|r| self.holds(r)) {
             return self.get(&reference);
@@ -295,6 +314,17 @@ mod tests {
         assert_eq!(k.skill_for("project.entries", &c).unwrap().reference, "s");
         k.supersede_contract("project.entries");
         assert!(k.contract_for("project.entries").is_none());
+        k.insert(body("c3", "contract", "action.submit", 1));
+        k.insert(body("sr", "skill", "r", 1));
+        let c = k.contract_for("action.submit").unwrap();
+        assert!(k.skill_for("action.submit", &c).unwrap().reference == "s");
+        k.remove("s");
+        assert!(
+            k.skill_for("action.submit", &c).is_none(),
+            "skill r is not the owner's"
+        );
+        k.note_resolved_skill("action.submit", "sr");
+        assert_eq!(k.skill_for("action.submit", &c).unwrap().reference, "sr");
     }
 
     #[test]
@@ -307,7 +337,7 @@ mod tests {
             "x",
             OpRefs {
                 contract: Some("a".into()),
-                skill: None,
+                ..OpRefs::default()
             },
         );
         let p = k.persisted();

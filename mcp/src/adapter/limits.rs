@@ -111,10 +111,9 @@ pub fn page_bytes(asked: Option<u64>) -> Result<u64, super::refusal::Refusal> {
             "maxBytes",
             "must be positive",
         )),
-        Some(n) if n > MAX_PAGE_BYTES => Err(super::refusal::Refusal::limit(
+        Some(n) if n > MAX_PAGE_BYTES => Err(super::refusal::Refusal::invalid(
             "maxBytes",
-            MAX_PAGE_BYTES,
-            format!("maxBytes {n} is over the maximum of {MAX_PAGE_BYTES} (64 KiB)"),
+            format!("{n} is over the maximum of {MAX_PAGE_BYTES} (64 KiB)"),
         )),
         Some(n) => Ok(n),
     }
@@ -163,7 +162,7 @@ mod tests {
     fn page_sizes() {
         assert_eq!(page_bytes(None).unwrap(), 16 * 1024);
         assert_eq!(page_bytes(Some(65536)).unwrap(), 65536);
-        assert_eq!(page_bytes(Some(65537)).unwrap_err().code, "limit");
+        assert_eq!(page_bytes(Some(65537)).unwrap_err().code, "invalid");
         assert_eq!(page_bytes(Some(0)).unwrap_err().code, "invalid");
     }
 }
