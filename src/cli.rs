@@ -1,6 +1,6 @@
 //! The `rho` command line: every option and subcommand, parsed by clap.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 /// Rho: a local workspace where a person and their AI Agent do data analysis together.
@@ -18,6 +18,7 @@ pub(crate) struct Cli {
 
 /// Options of a service start (`rho` with no subcommand).
 #[derive(Debug, Args, Clone)]
+#[command(group(ArgGroup::new("project_user").args(["pair", "grant", "agent"])))]
 pub(crate) struct ServeArgs {
     /// The projects folder (must exist). Default: ~/Rho/projects, created if missing.
     #[arg(long, value_name = "DIR")]
@@ -50,11 +51,27 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "CONNECTION_FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits"])]
     pub(crate) pair: Option<PathBuf>,
     /// Serve one Agent grant's project over stdio MCP (the connection file `rho --grant` wrote); starts no service.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits", "pair"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits", "pair", "grant", "agent"])]
     pub(crate) mcp: Option<PathBuf>,
-    /// With --pair: narrow the link to one folder below the service root.
-    #[arg(long, value_name = "FOLDER", requires = "pair")]
+    /// With --pair: narrow the link to one folder below the service root. With --grant or
+    /// --agent: the project in this folder below the root.
+    #[arg(long, value_name = "FOLDER", requires = "project_user")]
     pub(crate) project: Option<PathBuf>,
+    /// Grant one project to a named Agent through a running service's connection file (prints JSON).
+    #[arg(long, value_name = "CONNECTION_FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits", "pair", "agent"])]
+    pub(crate) grant: Option<PathBuf>,
+    /// With --grant: the project by id (or --project FOLDER).
+    #[arg(long = "project-id", value_name = "ID", requires = "grant")]
+    pub(crate) project_id: Option<String>,
+    /// With --grant: the Agent's session name (default claude-code).
+    #[arg(long, value_name = "NAME", requires = "grant")]
+    pub(crate) session: Option<String>,
+    /// With --grant: how long the grant lasts, e.g. 7d or 12h (default 30 days).
+    #[arg(long, value_name = "DURATION", requires = "grant")]
+    pub(crate) expires: Option<String>,
+    /// At start: grant --project FOLDER to this Agent and run its own `mcp add`.
+    #[arg(long, value_name = "AGENT", value_parser = ["claude-code", "codex"], requires = "project", conflicts_with = "pair")]
+    pub(crate) agent: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -2,6 +2,8 @@
 
 mod cli;
 mod client;
+mod connect;
+mod grant;
 mod inspect;
 mod pair;
 mod serve;
@@ -35,9 +37,16 @@ fn main() -> ExitCode {
         None if cli.serve.mcp.is_some() => {
             rho_mcp::adapter::run(cli.serve.mcp.as_deref().unwrap_or(std::path::Path::new("")))
         }
-        None => match &cli.serve.pair {
-            Some(file) => pair::run(file, cli.serve.project.as_deref()),
-            None => serve::run(&cli.serve),
+        None => match (&cli.serve.pair, &cli.serve.grant) {
+            (Some(file), _) => pair::run(file, cli.serve.project.as_deref()),
+            (None, Some(file)) => grant::run(&grant::GrantArgs {
+                connection: file,
+                project_id: cli.serve.project_id.as_deref(),
+                project: cli.serve.project.as_deref(),
+                session: cli.serve.session.as_deref(),
+                expires: cli.serve.expires.as_deref(),
+            }),
+            (None, None) => serve::run(&cli.serve),
         },
     }
 }

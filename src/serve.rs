@@ -29,6 +29,8 @@ struct Plan {
     registry: Registry,
     fresh_state: bool,
     bound: Bound,
+    /// `--agent NAME --project FOLDER`: connect that Agent once the service is ready.
+    agent: Option<(String, std::path::PathBuf)>,
     _lock: File,
 }
 
@@ -88,6 +90,7 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         registry,
         fresh_state,
         bound,
+        agent: args.agent.clone().zip(args.project.clone()),
         _lock: lock,
     })
 }
@@ -116,6 +119,7 @@ async fn serve(plan: Plan) -> ExitCode {
         registry,
         fresh_state,
         bound,
+        agent,
         _lock,
     } = plan;
     // Installed before anything is announced, so a signal right after "ready" stops in order.
@@ -158,15 +162,26 @@ async fn serve(plan: Plan) -> ExitCode {
     }
 
     let mut table = rho_api::OpTable::new();
-    let services = Arc::new(Services::new(
-        service.clone(),
-        folders.root.clone(),
-        selection.clone(),
-        limits.clone(),
-        events.clone(),
-        url.clone(),
-    ));
-    if let Err(e) = register_service_operations(&mut table, services) {
+    let grants = match rho_actors::agent::grants::GrantRegistry::load(registry.clone()) {
+        Ok(g) => g,
+        Err(e) => return fail(1, e),
+    };
+    let services = Arc::new(
+        Services::new(
+            service.clone(),
+            folders.root.clone(),
+            selection.clone(),
+            limits.clone(),
+            events.clone(),
+            url.clone(),
+        )
+        .with_agent(crate::connect::setup(
+            &folders.state,
+            &runtimes,
+            grants.clone(),
+        )),
+    );
+    if let Err(e) = register_service_operations(&mut table, services.clone()) {
         return fail(1, e);
     }
     let mut app = rho_api::AppConfig::new(
@@ -178,6 +193,11 @@ async fn serve(plan: Plan) -> ExitCode {
         table,
     );
     app.status = status_facts(&registry, &folders, &selection, &limits);
+    app.grants = Arc::new(grants);
+    app.activity = Arc::new(rho_api::handlers::ProjectActivity {
+        service: service.clone(),
+        max_activities: limits.max_activities,
+    });
     let root = folders.root.clone();
     app.folder_scope = Arc::new(move |folder, id| {
         registry_path(&registry, id).is_some_and(|p| p.starts_with(folder) && p.starts_with(&root))
@@ -194,6 +214,9 @@ async fn serve(plan: Plan) -> ExitCode {
     tracing::info!(%url, "service ready");
     if folders.defaults && std::io::stdout().is_terminal() {
         open_browser(&url);
+    }
+    if let Some((name, folder)) = agent {
+        actix::spawn(crate::connect::at_start(services, name, folder));
     }
 
     signals.wait().await;

@@ -43,6 +43,7 @@ impl Children {
         c.insert(journal.project_id(), state.resources);
         c.insert(journal.project_id(), state.selections);
         c.insert(journal.project_id(), state.contexts);
+        c.insert(journal.project_id(), state.agent);
         c.starting = false;
         c
     }

@@ -35,6 +35,9 @@ pub mod tables;
 
 pub use error::ActorError;
 pub use principal::Principal;
+pub mod agent;
 pub mod contexts;
 pub mod contract;
 pub mod service_contract;
+#[cfg(feature = "test-owner")]
+pub mod testing;

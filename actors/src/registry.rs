@@ -127,6 +127,23 @@ impl Registry {
         Self::put(&self.grants, key.as_bytes(), value)?;
         self.flush()
     }
+
+    /// Removes a stored grant and flushes before returning.
+    pub fn remove_grant(&self, key: &str) -> Result<(), RegistryError> {
+        self.grants.remove(key.as_bytes())?;
+        self.flush()
+    }
+
+    /// Every stored grant as (key, JSON bytes).
+    pub fn grant_entries(&self) -> Result<Vec<(String, Vec<u8>)>, RegistryError> {
+        self.grants
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv?;
+                Ok((String::from_utf8_lossy(&k).into_owned(), v.to_vec()))
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

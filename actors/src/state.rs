@@ -18,7 +18,7 @@ use uuid::Uuid;
 pub const JOURNAL_ENTITY: &str = "journal";
 
 /// Bumped whenever [`ProjectState`]'s encoding changes; older snapshots are then ignored.
-pub const STATE_FORMAT: u32 = 3;
+pub const STATE_FORMAT: u32 = 4;
 
 /// Every entity of one project, as folded from its journal.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +32,8 @@ pub struct ProjectState {
     pub contexts: crate::contexts::ContextsEntity,
     pub resources: crate::files::ResourcesEntity,
     pub selections: crate::tables::selection::SelectionsEntity,
+    /// Agent activity and bindings (agent owner).
+    pub agent: crate::agent::AgentEntity,
 }
 
 /// A snapshot file's payload.
@@ -55,6 +57,7 @@ impl ProjectState {
             crate::tables::selection::SelectionsEntity::KIND => {
                 fold_record(&mut self.selections, rec)?
             }
+            crate::agent::AgentEntity::KIND => fold_record(&mut self.agent, rec)?,
             _ => return Err(unknown(rec)),
         }
         self.last_seq = rec.seq;
@@ -120,6 +123,9 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
         >(rec)?
         .event
         .summary()),
+        crate::agent::AgentEntity::KIND => Ok(decode_event::<crate::agent::AgentEntity>(rec)?
+            .event
+            .summary()),
         _ => Err(unknown(rec)),
     }
 }

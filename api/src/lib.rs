@@ -11,6 +11,8 @@
 //! journal.
 
 pub mod access;
+pub mod activity;
+pub mod agent_grants;
 pub mod envelope;
 pub mod grants;
 pub mod handlers;

@@ -2,8 +2,10 @@
 //!
 //! Order of checks: caller (unauthorized), operation (not_found), caller kind and grant
 //! (forbidden), `Rho-Contract` (stale), body size (limit, 413), body shape (invalid), an Agent's
-//! project (not_found), then the handler. Each handler parses nothing itself: it receives the
-//! typed request and a [`Ctx`], sends one message and maps the reply.
+//! project (not_found), the `Rho-Contract` precondition again against the live contract right
+//! before dispatch, then the handler. Each handler parses nothing itself: it receives the typed
+//! request and a [`Ctx`], sends one message and maps the reply. Every call by an `agent:`
+//! principal, refused or not, is handed to the activity sink afterwards (off the reply path).
 
 use crate::access::{self, Scope};
 use crate::envelope::{json_response, new_request_id, ok_bytes, ApiError};
@@ -11,6 +13,7 @@ use crate::json;
 use crate::state::AppState;
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
+use rho_actors::agent::catalog::{self, IMPLICIT};
 use rho_actors::contract::{registry, CallerKind, OperationSpec};
 use rho_actors::Principal;
 use serde::de::DeserializeOwned;
@@ -40,7 +43,6 @@ type Parse = Box<dyn Fn(&[u8]) -> Result<Prepared, ApiError> + Send + Sync>;
 
 struct Entry {
     spec: OperationSpec,
-    hash: String,
     parse: Parse,
 }
 
@@ -89,8 +91,7 @@ impl OpTable {
             });
             Ok(prepared)
         });
-        let hash = format!("sha256:{}", registry::contract_hash(&spec));
-        self.entries.insert(spec.name, Entry { spec, hash, parse });
+        self.entries.insert(spec.name, Entry { spec, parse });
         Ok(self)
     }
 
@@ -123,7 +124,20 @@ pub(crate) async fn call(
         .unwrap_or_default()
         .to_string();
     let started = std::time::Instant::now();
-    let result = run(&req, &name, payload, state.into_inner(), &request_id).await;
+    let state = state.into_inner();
+    let mut recording = None;
+    let result = run(
+        &req,
+        &name,
+        payload,
+        state.clone(),
+        &request_id,
+        &mut recording,
+    )
+    .await;
+    if let Some(r) = recording {
+        record(&state, r, &name, &result);
+    }
     let response = match result {
         Ok(body) => json_response(StatusCode::OK, body),
         Err(e) => {
@@ -147,14 +161,50 @@ pub(crate) async fn call(
     response
 }
 
+/// An Agent call to record once it has an outcome.
+struct Recording {
+    project: uuid::Uuid,
+    session: String,
+    body: Option<web::Bytes>,
+}
+
+/// Hands one Agent call to the activity sink: method, time, outcome, refusal code and ids.
+fn record(state: &AppState, r: Recording, name: &str, result: &Result<Vec<u8>, ApiError>) {
+    // activity.report records what it reports itself; its own success is not a second record.
+    if name == "activity.report" && result.is_ok() {
+        return;
+    }
+    let reply = result.as_ref().ok().map(Vec::as_slice);
+    let activity = rho_actors::agent::Activity {
+        seq: 0,
+        time_ms: chrono::Utc::now().timestamp_millis(),
+        session: r.session,
+        method: crate::activity::method_name(name),
+        outcome: if result.is_ok() { "ok" } else { "refused" }.into(),
+        code: result.as_ref().err().map(|e| e.code.as_str().to_string()),
+        source: "service".into(),
+        ids: crate::activity::ids_of(r.body.as_deref(), reply),
+    };
+    state.activity.record(r.project, activity);
+}
+
 async fn run(
     req: &HttpRequest,
     name: &str,
     payload: web::Payload,
     state: Arc<AppState>,
     request_id: &str,
+    recording: &mut Option<Recording>,
 ) -> Result<Vec<u8>, ApiError> {
     let caller = access::resolve(req, &state)?;
+    if let (Principal::Agent(session), Scope::Project(project)) = (&caller.principal, &caller.scope)
+    {
+        *recording = Some(Recording {
+            project: *project,
+            session: session.clone(),
+            body: None,
+        });
+    }
     let entry = state
         .ops
         .entries
@@ -168,14 +218,17 @@ async fn run(
         )));
     }
     if let Some(methods) = &caller.methods {
-        if !methods.contains(name) {
+        if !methods.contains(name) && !IMPLICIT.contains(&name) {
             return Err(ApiError::forbidden(format!(
                 "the Agent grant does not include {name}"
             )));
         }
     }
-    check_contract(req, &entry.hash)?;
+    check_contract(req, spec)?;
     let body = read_body(req, payload, state.limits.max_request_bytes).await?;
+    if let Some(r) = recording.as_mut() {
+        r.body = Some(body.clone());
+    }
     let prepared = (entry.parse)(&body)?;
     if let Scope::Project(granted) = &caller.scope {
         if spec.project_scoped {
@@ -185,6 +238,8 @@ async fn run(
             }
         }
     }
+    // The precondition again, against the live contract, right before dispatch.
+    check_contract(req, spec)?;
     let ctx = Ctx {
         principal: caller.principal,
         caller: caller.kind,
@@ -195,16 +250,19 @@ async fn run(
     prepared(ctx).await
 }
 
-fn check_contract(req: &HttpRequest, current: &str) -> Result<(), ApiError> {
+/// The `Rho-Contract` precondition: the sent value must name the operation's current contract,
+/// either its protocol hash or its Agent contract ref (`capability.index/resolve`).
+fn check_contract(req: &HttpRequest, spec: &OperationSpec) -> Result<(), ApiError> {
     let Some(sent) = req.headers().get(CONTRACT_HEADER) else {
         return Ok(());
     };
-    if sent.as_bytes() == current.as_bytes() {
+    let current = catalog::published(spec);
+    if current.matches(sent.as_bytes()) {
         return Ok(());
     }
     Err(ApiError::stale(
-        "the operation's contract has changed; describe it again (protocol.describe)",
-        serde_json::json!({"currentHash": current}),
+        "the operation's contract has changed; resolve it again (capability.resolve or protocol.describe)",
+        serde_json::json!({"currentHash": current.protocol_hash, "currentRef": current.reference}),
     ))
 }
 

@@ -1,5 +1,6 @@
 //! `AppState`: what every request handler shares (limits, credentials' stores, event bus, operations, shutdown gate).
 
+use crate::activity::{ActivitySink, NoActivity};
 use crate::grants::{GrantStore, NoGrants};
 use crate::ops::OpTable;
 use crate::pairing::{MemoryPairing, PairingStore};
@@ -30,6 +31,8 @@ pub struct AppConfig {
     pub events: EventBus,
     pub ops: OpTable,
     pub grants: Arc<dyn GrantStore>,
+    /// Where calls by Agent principals are recorded.
+    pub activity: Arc<dyn ActivitySink>,
     pub pairing: Arc<dyn PairingStore>,
     pub status: StatusFacts,
     pub folder_scope: FolderScope,
@@ -56,6 +59,7 @@ impl AppConfig {
             events,
             ops,
             grants: Arc::new(NoGrants),
+            activity: Arc::new(NoActivity),
             pairing: Arc::new(MemoryPairing::new()),
             status: Arc::new(|| Value::Object(Default::default())),
             folder_scope: Arc::new(|_, _| false),
@@ -73,6 +77,7 @@ pub struct AppState {
     pub events: EventBus,
     pub ops: Arc<OpTable>,
     pub grants: Arc<dyn GrantStore>,
+    pub activity: Arc<dyn ActivitySink>,
     pub pairing: Arc<dyn PairingStore>,
     pub status: StatusFacts,
     pub folder_scope: FolderScope,
@@ -92,6 +97,7 @@ impl AppState {
             events: c.events,
             ops: Arc::new(c.ops),
             grants: c.grants,
+            activity: c.activity,
             pairing: c.pairing,
             status: c.status,
             folder_scope: c.folder_scope,

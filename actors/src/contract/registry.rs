@@ -15,6 +15,10 @@ pub fn all() -> Vec<OperationSpec> {
     ops.extend_from_slice(crate::media::contract::OPERATIONS);
     ops.extend_from_slice(crate::charts::contract::OPERATIONS);
     ops.extend_from_slice(crate::objects::contract::OPERATIONS);
+    ops.extend_from_slice(crate::agent::contract::OPERATIONS);
+    ops.extend_from_slice(crate::agent::session_contract::OPERATIONS);
+    #[cfg(feature = "test-owner")]
+    ops.extend_from_slice(crate::testing::OPERATIONS);
     ops.sort_by_key(|o| o.name);
     ops
 }

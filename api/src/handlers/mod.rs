@@ -1,11 +1,16 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
+mod agent_facts;
+mod bindings;
 mod capability;
+mod capability_index;
 mod charts;
+mod connect;
 mod contexts;
 mod data;
 mod documents;
 mod files;
+mod knowledge;
 mod media;
 mod media_context;
 mod objects;
@@ -13,7 +18,14 @@ mod observation;
 mod pairing;
 mod projects;
 mod protocol;
+pub mod sessions;
 mod tables;
+#[cfg(feature = "test-owner")]
+mod testing;
+
+pub use agent_facts::ProjectActivity;
+pub use connect::connect as connect_agent;
+pub use sessions::AgentSetup;
 
 use crate::envelope::ApiError;
 use crate::ops::{DuplicateOperation, OpTable};
@@ -36,6 +48,8 @@ pub struct Services {
     pub events: EventBus,
     /// The service's own URL (`http://127.0.0.1:PORT`), for links it mints.
     pub url: String,
+    /// Agent access (grants, connection files, client CLIs); `None`: session.* is unavailable.
+    pub agent: Option<AgentSetup>,
     fixed: std::sync::OnceLock<Fixed>,
 }
 
@@ -62,8 +76,15 @@ impl Services {
             limits,
             events,
             url,
+            agent: None,
             fixed: std::sync::OnceLock::new(),
         }
+    }
+
+    /// With Agent access set up.
+    pub fn with_agent(mut self, agent: AgentSetup) -> Self {
+        self.agent = Some(agent);
+        self
     }
 
     pub(crate) fn fixed(&self) -> &Fixed {
@@ -108,6 +129,12 @@ pub fn register_service_operations(
     media::register(table, &services)?;
     charts::register(table, &services)?;
     objects::register(table, &services)?;
+    sessions::register(table, &services)?;
+    connect::register(table, &services)?;
+    capability_index::register(table, &services)?;
+    bindings::register(table, &services)?;
+    #[cfg(feature = "test-owner")]
+    testing::register(table, &services)?;
     Ok(())
 }
 

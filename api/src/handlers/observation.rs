@@ -88,6 +88,7 @@ async fn snapshot(
                 }),
             };
             doc["project"] = project;
+            super::agent_facts::fill(s, id, &mut doc).await;
             if let Ok(addr) = s
                 .service
                 .send(rho_actors::service::GetProject { id })

@@ -1,0 +1,11 @@
+//! The agent owner's Agent access: grants, the bounded activity record, external bindings, the knowledge catalog and shipped skills.
+
+pub mod catalog;
+pub mod contract;
+pub mod entity;
+pub mod grants;
+pub mod handlers;
+pub mod session_contract;
+pub mod skills;
+
+pub use entity::{Activity, AgentEntity};

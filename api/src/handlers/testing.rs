@@ -1,0 +1,28 @@
+//! The test-only owner's handlers (cargo feature `test-owner`): echo, revise the contract, and the oversized contract's operation.
+
+use super::{spec, Services};
+use crate::ops::{Ctx, DuplicateOperation, OpTable};
+use rho_actors::testing::{revise, revision, EchoRequest};
+use serde_json::json;
+use std::sync::Arc;
+
+pub(super) fn register(
+    table: &mut OpTable,
+    _services: &Arc<Services>,
+) -> Result<(), DuplicateOperation> {
+    table.register(
+        spec("testing.echo"),
+        |_ctx: Ctx, req: EchoRequest| async move {
+            Ok(json!({"text": req.text, "revision": revision()}))
+        },
+    )?;
+    table.register(
+        spec("testing.revise"),
+        |_ctx: Ctx, _req: EchoRequest| async move { Ok(json!({"revision": revise()})) },
+    )?;
+    table.register(
+        spec("testing.large"),
+        |_ctx: Ctx, _req: EchoRequest| async move { Ok(json!({"large": true})) },
+    )?;
+    Ok(())
+}
