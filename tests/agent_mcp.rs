@@ -213,25 +213,44 @@ fn kill_9_during_agent_edits_loses_no_acknowledged_edit() {
     while acked.len() < 8 {
         acked.push(s.line(60));
     }
-    // Kill the service mid-stream, then start it again on the same state.
+    // Kill the service mid-stream, then start it again on the same state, on a new port.
     env.service.child.kill().unwrap();
     env.service.child.wait().unwrap();
     let (root, state) = (env.service.root.clone(), env.service.state.clone());
+    let old_port = env.service.port();
     env.service = util::Service::spawn(
         &[
             "--root",
             root.to_str().unwrap(),
             "--state-dir",
             state.to_str().unwrap(),
+            "--port",
+            "0",
         ],
         &[],
         &root,
         &state,
     );
+    assert_ne!(env.service.port(), old_port);
+    // The new URL reaches the grant's connection file (as a port change rewrites it, keeping
+    // the token); the adapter finds it when its old address refuses.
+    let mut conn: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    conn["url"] = json!(format!("http://127.0.0.1:{}", env.service.port()));
+    let tmp = file.with_extension("json.tmp");
+    std::fs::write(&tmp, conn.to_string()).unwrap();
+    std::fs::rename(&tmp, &file).unwrap();
     while acked.len() < n {
         acked.push(s.line(90));
     }
     let summary = s.finish(60);
+    let outcomes = summary["outcomes"].as_object().unwrap();
+    assert!(
+        outcomes
+            .keys()
+            .all(|k| k == "unavailable" || k == "unknown")
+            && !outcomes.is_empty(),
+        "the Agent saw the service go away as tool errors: {summary}"
+    );
     let (status, doc) = env.service.call(
         "document.read",
         json!({"projectId": env.project, "documentId": summary["documentId"]}),
@@ -246,4 +265,51 @@ fn kill_9_during_agent_edits_loses_no_acknowledged_edit() {
         );
     }
     assert_eq!(acked.len(), n);
+}
+
+#[test]
+fn without_a_service_tools_list_works_and_calls_are_tool_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("offline.json");
+    std::fs::write(
+        &file,
+        json!({"apiVersion": "2.0", "url": "http://127.0.0.1:9", "token": "t",
+               "projectId": "00000000-0000-4000-8000-000000000000", "session": "offline",
+               "profile": "layered-business", "expiresAt": "2030-01-01T00:00:00Z"})
+        .to_string(),
+    )
+    .unwrap();
+    for mode in ["legacy", "auto"] {
+        let summary = run("offline", &file, mode, &[]);
+        assert_eq!(summary["index"], "unavailable", "{summary}");
+        assert_eq!(summary["unknownTool"], -32602, "{summary}");
+    }
+    // stdin closed at once: a clean exit, nothing on stdout, no service started.
+    let out = util::rho()
+        .args(["--mcp", file.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", util::text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    // A file that is not a connection file: exit 1 with the reason on stderr.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{}").unwrap();
+    let out = util::rho()
+        .args(["--mcp", bad.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(util::text(&out.stderr).contains("not an Agent connection file"));
+    assert!(out.stdout.is_empty());
+    // A limit that cannot be used: exit 1 naming it.
+    let out = util::rho()
+        .args(["--mcp", file.to_str().unwrap()])
+        .env("RHO_KNOWLEDGE_CACHE_ENTRIES", "500")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(util::text(&out.stderr).contains("RHO_KNOWLEDGE_CACHE_ENTRIES"));
 }

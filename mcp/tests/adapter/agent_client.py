@@ -13,6 +13,7 @@ import time
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 TOOLS = ["rho_index", "rho_resolve", "rho_call", "rho_read"]
 
@@ -222,9 +223,27 @@ async def edits(c, conn, argv):
     return {"documentId": doc["id"], "version": version, "outcomes": outcomes}
 
 
+async def offline(c, conn, argv):
+    """No service: tools/list still answers; calls are tool errors and the adapter stays up."""
+    tools = await c.list_tools()
+    assert [t.name for t in tools.tools] == TOOLS, tools
+    err = await refused(c, "rho_index", {}, "unavailable")
+    await refused(c, "rho_call", {"operation": "project.entries", "input": {}}, "invalid")
+    await refused(c, "rho_read", {"ref": "rho-result:none"}, "not_found")
+    await refused(c, "rho_index", {}, "unavailable")
+    try:
+        r = await c.call_tool("no_such_tool", {})
+    except MCPError as e:  # an unknown tool is a protocol fault: a JSON-RPC error
+        fault = e.error.code
+    else:
+        raise AssertionError(f"an unknown tool must be a JSON-RPC error, got {r}")
+    await refused(c, "rho_index", {}, "unavailable")
+    return {"index": err["code"], "unknownTool": fault}
+
+
 SCENARIOS = {
     "walkthrough": walkthrough, "knowledge": knowledge, "restart_keeps": restart_keeps, "refetch": refetch,
-    "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits,
+    "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits, "offline": offline,
 }
 
 
