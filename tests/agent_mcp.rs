@@ -313,3 +313,28 @@ fn without_a_service_tools_list_works_and_calls_are_tool_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(util::text(&out.stderr).contains("RHO_KNOWLEDGE_CACHE_ENTRIES"));
 }
+
+#[test]
+fn retention_limits_refuse_before_dispatch_and_keep_results() {
+    let env = Env::start(&[], None, "retention");
+    let text: String = "0123456789".repeat(4000);
+    std::fs::write(env.dir.join("big.txt"), &text).unwrap();
+    let (file, _) = grant_file(&env, "keep");
+    let s = start(
+        "retention",
+        &file,
+        "legacy",
+        &["big.txt"],
+        &[("RHO_MAX_RESULTS", "1")],
+    );
+    assert_eq!(s.finish(120)["limit"], "RHO_MAX_RESULTS");
+    let (file, _) = grant_file(&env, "small");
+    let s = start(
+        "too_large",
+        &file,
+        "auto",
+        &["big.txt"],
+        &[("RHO_MAX_RESULT_BYTES", "30000")],
+    );
+    assert_eq!(s.finish(120)["limit"], "RHO_MAX_RESULT_BYTES");
+}

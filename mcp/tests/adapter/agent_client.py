@@ -7,12 +7,13 @@ Driven by the root package's tests/agent_mcp*.rs; see docs/mcp-adapter.md.
 """
 
 import json
+import os
 import sys
 import time
 
 import anyio
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
+from mcp.client.stdio import StdioServerParameters, get_default_environment
 from mcp.shared.exceptions import MCPError
 
 TOOLS = ["rho_index", "rho_resolve", "rho_call", "rho_read"]
@@ -241,16 +242,46 @@ async def offline(c, conn, argv):
     return {"index": err["code"], "unknownTool": fault}
 
 
+async def retention(c, conn, argv):
+    """Run with RHO_MAX_RESULTS=1: a second large reply is refused before dispatch and the
+    first stays readable; after release the next call is retained again."""
+    await resolve_all(c, ["document.open", "document.read"])
+    doc = (await call(c, "document.open", {"path": argv[0]}))["value"]
+    first = (await call(c, "document.read", {"documentId": doc["id"]}))["retained"]
+    err = await refused(c, "rho_call", {"operation": "document.read", "input": {"documentId": doc["id"]}}, "limit")
+    assert err["details"]["limit"] == "RHO_MAX_RESULTS", err
+    page = (await ok(c, "rho_read", {"ref": first["ref"], "pointer": "/text", "textRange": {"start": 0, "end": 10}}))["value"]
+    assert page["text"] == "0123456789", page
+    await ok(c, "rho_read", {"ref": first["ref"], "release": True})
+    again = (await call(c, "document.read", {"documentId": doc["id"]}))["retained"]
+    assert again["ref"] != first["ref"], again
+    return {"limit": err["details"]["limit"]}
+
+
+async def too_large(c, conn, argv):
+    """Run with a small RHO_MAX_RESULT_BYTES: the reply is refused with the operation's identity."""
+    await resolve_all(c, ["document.open", "document.read"])
+    doc = (await call(c, "document.open", {"path": argv[0]}))["value"]
+    err = await refused(c, "rho_call", {"operation": "document.read", "input": {"documentId": doc["id"]}}, "limit")
+    d = err["details"]
+    assert d["limit"] == "RHO_MAX_RESULT_BYTES" and d["ran"] is True, err
+    assert d["identity"]["operation"] == "document.read", err
+    return {"limit": d["limit"]}
+
+
 SCENARIOS = {
     "walkthrough": walkthrough, "knowledge": knowledge, "restart_keeps": restart_keeps, "refetch": refetch,
-    "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits, "offline": offline,
+    "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits, "offline": offline, "retention": retention, "too_large": too_large,
 }
 
 
 async def main():
     scenario, rho, conn_file, mode, *rest = sys.argv[1:]
     conn = json.load(open(conn_file))
-    params = StdioServerParameters(command=rho, args=["--mcp", conn_file])
+    # The SDK passes only a small default environment to the server; hand on RHO_* and RUST_LOG.
+    env = get_default_environment()
+    env.update({k: v for k, v in os.environ.items() if k.startswith("RHO_") or k == "RUST_LOG"})
+    params = StdioServerParameters(command=rho, args=["--mcp", conn_file], env=env)
     async with Client(params, mode=mode) as c:
         expected = "2025-11-25" if mode == "legacy" else "2026-07-28"
         assert c.protocol_version == expected, c.protocol_version
