@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -21,6 +22,8 @@ pub struct Retained {
     /// id -> bytes on disk.
     index: BTreeMap<String, u64>,
     total: u64,
+    /// The last result read, parsed (paging reads the same result again and again).
+    last: Option<(String, Arc<Value>)>,
 }
 
 /// A result just retained.
@@ -57,6 +60,7 @@ impl Retained {
             max_bytes,
             index,
             total,
+            last: None,
         })
     }
 
@@ -135,8 +139,13 @@ impl Retained {
     }
 
     /// The retained value.
-    pub fn load(&self, reference: &str) -> Result<Value, Refusal> {
+    pub fn load(&mut self, reference: &str) -> Result<Arc<Value>, Refusal> {
         let id = self.id_of(reference)?;
+        if let Some((last, value)) = &self.last {
+            if *last == id {
+                return Ok(Arc::clone(value));
+            }
+        }
         let bytes = std::fs::read(self.dir.join(format!("{id}.json")))
             .map_err(|_| Refusal::not_found(format!("retained result {reference:?}")))?;
         let mut record: Value = serde_json::from_slice(&bytes).map_err(|e| {
@@ -146,10 +155,14 @@ impl Retained {
                 serde_json::json!({}),
             )
         })?;
-        Ok(record
-            .get_mut("value")
-            .map(Value::take)
-            .unwrap_or(Value::Null))
+        let value = Arc::new(
+            record
+                .get_mut("value")
+                .map(Value::take)
+                .unwrap_or(Value::Null),
+        );
+        self.last = Some((id, Arc::clone(&value)));
+        Ok(value)
     }
 
     /// Drops a retained result.
@@ -163,6 +176,9 @@ impl Retained {
             )
         })?;
         let bytes = self.index.remove(&id).unwrap_or(0);
+        if self.last.as_ref().is_some_and(|(l, _)| *l == id) {
+            self.last = None;
+        }
         self.total -= bytes;
         Ok(bytes)
     }
@@ -181,10 +197,10 @@ mod tests {
             .retain("op", &json!({"operationId": "x"}), b"[1,2,3]")
             .unwrap();
         assert!(a.reference.starts_with(PREFIX));
-        assert_eq!(r.load(&a.reference).unwrap(), json!([1, 2, 3]));
-        let again = Retained::open(dir.path().join("results"), 2, 1 << 20).unwrap();
+        assert_eq!(*r.load(&a.reference).unwrap(), json!([1, 2, 3]));
+        let mut again = Retained::open(dir.path().join("results"), 2, 1 << 20).unwrap();
         assert_eq!(again.usage(), (1, a.bytes), "results survive a restart");
-        assert_eq!(again.load(&a.reference).unwrap(), json!([1, 2, 3]));
+        assert_eq!(*again.load(&a.reference).unwrap(), json!([1, 2, 3]));
         r.release(&a.reference).unwrap();
         assert_eq!(r.load(&a.reference).unwrap_err().code, "not_found");
         assert_eq!(r.release(&a.reference).unwrap_err().code, "not_found");
@@ -204,7 +220,7 @@ mod tests {
         let full = r.check_capacity().unwrap_err();
         assert_eq!(full.details["limit"], "RHO_MAX_RESULTS");
         assert_eq!(
-            r.load(&a.reference).unwrap(),
+            *r.load(&a.reference).unwrap(),
             json!(1),
             "exhaustion keeps results"
         );

@@ -136,7 +136,7 @@ mod tests {
         let other = Store::open(&file, "two", &limits).unwrap();
         assert!(!other.knowledge.lock().unwrap().holds("sha256:aa"));
         assert_eq!(
-            other.results.lock().unwrap().load(&r.reference).unwrap(),
+            *other.results.lock().unwrap().load(&r.reference).unwrap(),
             json!(1)
         );
         use std::os::unix::fs::PermissionsExt;
