@@ -35,29 +35,62 @@ pub const ID_FIELDS: &[&str] = &[
     "id",
 ];
 
-/// Copies the id fields of a JSON object into `ids` (first seen wins; at most 128 bytes each).
-pub fn collect_ids(value: &Value, ids: &mut BTreeMap<String, String>) {
-    let Some(map) = value.as_object() else { return };
-    for field in ID_FIELDS {
-        if let Some(Value::String(s)) = map.get(*field) {
-            if s.len() <= 128 && !ids.contains_key(*field) {
-                ids.insert((*field).to_string(), s.clone());
+/// The id fields of one object; everything else is skipped without being kept.
+#[derive(Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct IdFields {
+    document_id: Option<Value>,
+    operation_id: Option<Value>,
+    change_id: Option<Value>,
+    context_id: Option<Value>,
+    resource_id: Option<Value>,
+    binding_id: Option<Value>,
+    export_id: Option<Value>,
+    observation_id: Option<Value>,
+    id: Option<Value>,
+}
+
+impl IdFields {
+    fn into_ids(self, ids: &mut BTreeMap<String, String>) {
+        let fields = [
+            self.document_id,
+            self.operation_id,
+            self.change_id,
+            self.context_id,
+            self.resource_id,
+            self.binding_id,
+            self.export_id,
+            self.observation_id,
+            self.id,
+        ];
+        for (name, value) in ID_FIELDS.iter().zip(fields) {
+            if let Some(Value::String(s)) = value {
+                if s.len() <= 128 && !ids.contains_key(*name) {
+                    ids.insert((*name).to_string(), s);
+                }
             }
         }
     }
 }
 
-/// The ids of a request body and a reply envelope's `value`.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    value: Option<IdFields>,
+}
+
+/// The ids of a request body and a reply envelope's `value` (other fields are skipped, not
+/// materialized: replies can be large).
 pub fn ids_of(request: Option<&[u8]>, reply: Option<&[u8]>) -> BTreeMap<String, String> {
     let mut ids = BTreeMap::new();
     if let Some(body) = request {
-        if let Ok(v) = serde_json::from_slice::<Value>(body) {
-            collect_ids(&v, &mut ids);
+        if let Ok(f) = serde_json::from_slice::<IdFields>(body) {
+            f.into_ids(&mut ids);
         }
     }
     if let Some(envelope) = reply {
-        if let Ok(v) = serde_json::from_slice::<Value>(envelope) {
-            collect_ids(&v["value"], &mut ids);
+        if let Ok(Envelope { value: Some(f) }) = serde_json::from_slice::<Envelope>(envelope) {
+            f.into_ids(&mut ids);
         }
     }
     ids

@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use uuid::Uuid;
 
+/// Serializes grant changes with their connection files (a file never holds a replaced token).
+static FILES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Default grant lifetime: 30 days.
 pub const DEFAULT_EXPIRY_MS: i64 = 30 * 24 * 3600 * 1000;
 
@@ -271,6 +274,7 @@ pub async fn grant(s: &Services, req: GrantRequest) -> Result<GrantReply, ApiErr
         let setup = setup.clone();
         let file = file.clone();
         actix_web::web::block(move || -> Result<Minted, ApiError> {
+            let _files = FILES.lock().unwrap_or_else(|p| p.into_inner());
             let minted = setup
                 .grants
                 .mint(project, &session, &scope, now, |old| file_holds(&file, old))
@@ -328,6 +332,7 @@ pub async fn revoke(s: &Services, project: Uuid, session: &str) -> Result<bool, 
     let file = setup.connection_file(project, session);
     let session = session.to_string();
     actix_web::web::block(move || -> Result<bool, ApiError> {
+        let _files = FILES.lock().unwrap_or_else(|p| p.into_inner());
         let old = setup
             .grants
             .revoke(project, &session)
