@@ -213,32 +213,37 @@ fn kill_9_during_agent_edits_loses_no_acknowledged_edit() {
     while acked.len() < 8 {
         acked.push(s.line(60));
     }
-    // Kill the service mid-stream, then start it again on the same state, on a new port.
+    // Kill the service mid-stream. Another program takes its port (it accepts connections and
+    // closes them at once), so the restarted service moves to a new port and rewrites the
+    // grant's connection file; the adapter finds the new URL there.
     env.service.child.kill().unwrap();
     env.service.child.wait().unwrap();
     let (root, state) = (env.service.root.clone(), env.service.state.clone());
     let old_port = env.service.port();
+    let squatter = std::net::TcpListener::bind(("127.0.0.1", old_port)).unwrap();
+    std::thread::spawn(move || {
+        for stream in squatter.incoming() {
+            drop(stream);
+        }
+    });
     env.service = util::Service::spawn(
         &[
             "--root",
             root.to_str().unwrap(),
             "--state-dir",
             state.to_str().unwrap(),
-            "--port",
-            "0",
         ],
         &[],
         &root,
         &state,
     );
     assert_ne!(env.service.port(), old_port);
-    // The new URL reaches the grant's connection file (as a port change rewrites it, keeping
-    // the token); the adapter finds it when its old address refuses.
-    let mut conn: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    conn["url"] = json!(format!("http://127.0.0.1:{}", env.service.port()));
-    let tmp = file.with_extension("json.tmp");
-    std::fs::write(&tmp, conn.to_string()).unwrap();
-    std::fs::rename(&tmp, &file).unwrap();
+    let conn: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(
+        conn["url"],
+        json!(format!("http://127.0.0.1:{}", env.service.port())),
+        "the service rewrote the connection file: {conn}"
+    );
     while acked.len() < n {
         acked.push(s.line(90));
     }

@@ -1,6 +1,7 @@
 //! The adapter's HTTP calls to the Rho service with the grant's token: one `POST
-//! /api/v2/{operation}` per call, never retried once it may have been delivered. A refused
-//! connection re-reads the connection file (a port change rewrites its URL) and tries once more.
+//! /api/v2/{operation}` per call, never retried once it may have been delivered. Any failure
+//! re-reads the connection file (a port change rewrites its URL); only a request that never
+//! connected is sent once more, to the new URL.
 
 use std::path::PathBuf;
 use std::sync::RwLock;
@@ -9,6 +10,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::connection::{self, Connection};
+
+/// The longest silence while waiting for (a part of) a reply.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// What came of one request.
 #[derive(Debug)]
@@ -38,6 +42,9 @@ impl ServiceClient {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(3))
             .pool_idle_timeout(Duration::from_secs(30))
+            // A peer that accepts and never answers (another program on an old port) must not
+            // hang a tool call forever; service operations answer long before this.
+            .read_timeout(READ_TIMEOUT)
             .no_proxy()
             .build()?;
         Ok(Self {
@@ -103,17 +110,23 @@ impl ServiceClient {
             if let Some(hash) = contract {
                 req = req.header("Rho-Contract", hash);
             }
-            match req.send().await {
-                Ok(resp) => return read_reply(resp, max_reply).await,
-                Err(e) if e.is_connect() || e.is_builder() => {
-                    // Not connected: nothing was delivered. A moved service rewrote the file.
-                    if !reread && self.reread() {
-                        reread = true;
-                        continue;
-                    }
-                    return Outcome::NotDelivered(describe(&e));
+            let outcome = match req.send().await {
+                Ok(resp) => read_reply(resp, max_reply).await,
+                Err(e) if e.is_connect() || e.is_builder() => Outcome::NotDelivered(describe(&e)),
+                Err(e) => Outcome::Lost(describe(&e)),
+            };
+            match outcome {
+                Outcome::Reply(_) | Outcome::TooLarge(_) => return outcome,
+                // Not connected: nothing was delivered. A moved service rewrote the file.
+                Outcome::NotDelivered(_) if !reread && self.reread() => {
+                    reread = true;
                 }
-                Err(e) => return Outcome::Lost(describe(&e)),
+                // Maybe delivered: never sent again, but the next call uses a moved service.
+                Outcome::Lost(_) => {
+                    self.reread();
+                    return outcome;
+                }
+                Outcome::NotDelivered(_) => return outcome,
             }
         }
     }
