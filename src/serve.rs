@@ -194,10 +194,10 @@ async fn serve(plan: Plan) -> ExitCode {
     );
     app.status = status_facts(&registry, &folders, &selection, &limits);
     app.grants = Arc::new(grants);
-    app.activity = Arc::new(rho_api::handlers::ProjectActivity {
-        service: service.clone(),
-        max_activities: limits.max_activities,
-    });
+    app.activity = Arc::new(rho_api::handlers::ProjectActivity::start(
+        service.clone(),
+        limits.max_activities,
+    ));
     let root = folders.root.clone();
     app.folder_scope = Arc::new(move |folder, id| {
         registry_path(&registry, id).is_some_and(|p| p.starts_with(folder) && p.starts_with(&root))

@@ -284,3 +284,38 @@ fn resolve_pages_whole_objects_with_known_refs_and_limits() {
     let snap = env.snapshot();
     assert_eq!(snap["agents"][0]["methods"].as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn the_default_grant_follows_the_selected_owners() {
+    let env = Env::start(&["--plugins", "documents"], None, "sel");
+    let g = env.grant("d", None);
+    let methods: Vec<&str> = g["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(methods.contains(&"document.open") && methods.contains(&"project.entries"));
+    assert!(
+        methods
+            .iter()
+            .all(|m| m.starts_with("document.") || *m == "project.entries"),
+        "{methods:?}"
+    );
+    // An unselected owner's operation cannot be granted.
+    let (status, r) = env.service.call(
+        "session.grant",
+        json!({"projectId": env.project, "session": "x", "methods": ["resource.list"]}),
+    );
+    assert_eq!(status, 503, "{r}");
+    assert_eq!(r["error"]["details"]["missing"], json!(["files"]));
+    let token = env.token("d");
+    let owners = ok(env.agent_call(&token, "capability.index", json!({})))["owners"].clone();
+    let names: Vec<&str> = owners
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["owner"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["documents", "service"]);
+}

@@ -9,8 +9,9 @@ use actix::prelude::*;
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
-/// Record one Agent call. The edge does not wait for it; the record rides the journal's next
-/// group commit, and `activity.changed` is announced once it is durable.
+/// Record one Agent call. The reply comes as soon as the record has its seq (journal order);
+/// the record rides the journal's next group commit, and `activity.changed` is announced once
+/// it is durable. The edge does not wait for this at all.
 pub struct RecordActivity {
     pub activity: Activity,
     pub max_activities: u64,
@@ -24,7 +25,11 @@ impl Handler<RecordActivity> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<u64, ActorError>>;
 
     fn handle(&mut self, msg: RecordActivity, _: &mut Context<Self>) -> Self::Result {
+        if let Err(e) = self.admit_read() {
+            return Box::pin(fut::ready(Err(e)));
+        }
         let pid = self.project_id();
+        let journal = self.journal().clone();
         let child = self.children().get_or_new::<AgentEntity>(pid);
         let ctx = CommandContext {
             principal: crate::Principal::Agent(msg.activity.session.clone()),
@@ -35,12 +40,16 @@ impl Handler<RecordActivity> for ProjectActor {
             activity: msg.activity,
             keep: msg.max_activities,
         };
-        Box::pin(
-            self.dispatch(child, Execute::<AgentEntity> { command, ctx }, false)
-                .map(move |res, act, _| {
-                    let AgentReply::Recorded(a) = res? else {
-                        return Err(ActorError::internal("unexpected agent reply"));
-                    };
+        let execute = async move { child.send(Execute::<AgentEntity> { command, ctx }).await };
+        Box::pin(execute.into_actor(self).map(move |res, act, actx| {
+            let accepted = res.map_err(|e| ActorError::internal(format!("child mailbox: {e}")))??;
+            let AgentReply::Recorded(a) = accepted.reply else {
+                return Err(ActorError::internal("unexpected agent reply"));
+            };
+            let seq = a.seq;
+            let durable = crate::durable::durable(&journal, accepted.wait_seq);
+            actx.spawn(durable.into_actor(act).map(move |res, act, _| match res {
+                Ok(()) => {
                     if let Some(bus) = act.events() {
                         bus.publish(
                             "activity.changed",
@@ -49,9 +58,12 @@ impl Handler<RecordActivity> for ProjectActor {
                                 "method": a.method, "outcome": a.outcome, "code": a.code}),
                         );
                     }
-                    Ok(a.seq)
-                }),
-        )
+                }
+                // The project's own writes see the same failure and rebuild from disk.
+                Err(e) => tracing::warn!(project = %pid, error = %e, "an activity record was not made durable"),
+            }));
+            Ok(seq)
+        }))
     }
 }
 

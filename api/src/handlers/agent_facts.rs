@@ -10,35 +10,45 @@ use rho_actors::service::{GetProject, ServiceActor};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-/// Journals Agent calls in their project's agent entity, off the reply path.
+/// Journals Agent calls in their project's agent entity, off the reply path, in the order the
+/// calls finished: one recorder task takes them from a queue and hands them to the project one
+/// after another (each only until it has its seq; durability follows in the journal's group
+/// commit).
 pub struct ProjectActivity {
-    pub service: Addr<ServiceActor>,
-    /// `maxActivities`.
-    pub max_activities: u64,
+    queue: tokio::sync::mpsc::UnboundedSender<(Uuid, Activity)>,
+}
+
+impl ProjectActivity {
+    /// Starts the recorder on the current actix runtime. `max_activities` is `maxActivities`.
+    pub fn start(service: Addr<ServiceActor>, max_activities: u64) -> ProjectActivity {
+        let (queue, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Uuid, Activity)>();
+        actix::spawn(async move {
+            while let Some((project, activity)) = rx.recv().await {
+                let result = match service.send(GetProject { id: project }).await {
+                    Ok(Ok(p)) => p
+                        .send(RecordActivity {
+                            activity,
+                            max_activities,
+                        })
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|r| r.map(drop).map_err(|e| e.to_string())),
+                    Ok(Err(e)) => Err(e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+                if let Err(reason) = result {
+                    tracing::warn!(project = %project, %reason, "an Agent call could not be recorded");
+                }
+            }
+        });
+        ProjectActivity { queue }
+    }
 }
 
 impl ActivitySink for ProjectActivity {
     fn record(&self, project: Uuid, activity: Activity) {
-        let service = self.service.clone();
-        let max_activities = self.max_activities;
-        // Not awaited by the reply: the record joins the journal's next group commit.
-        actix::spawn(async move {
-            let result = match service.send(GetProject { id: project }).await {
-                Ok(Ok(p)) => p
-                    .send(RecordActivity {
-                        activity,
-                        max_activities,
-                    })
-                    .await
-                    .map_err(|e| e.to_string())
-                    .and_then(|r| r.map(drop).map_err(|e| e.to_string())),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
-            if let Err(reason) = result {
-                tracing::warn!(project = %project, %reason, "an Agent call could not be recorded");
-            }
-        });
+        // The recorder stops only with the service; a record after that has nowhere to go.
+        let _ = self.queue.send((project, activity));
     }
 }
 

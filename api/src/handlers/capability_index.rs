@@ -187,8 +187,16 @@ async fn resolve(s: &Services, ctx: &Ctx, req: ResolveRequest) -> Result<Resolve
     let mut skills_added = BTreeSet::new();
     for name in &req.operations {
         let Some(op) = v.ops.iter().find(|op| op.name == name) else {
-            return Err(if registry::find(name).is_some() {
-                ApiError::forbidden(format!("{name} is not among the operations you may call"))
+            return Err(if let Some(op) = registry::find(name) {
+                if v.methods.contains(name) {
+                    let owner = op.owner.map_or("service", |o| o.name());
+                    ApiError::unavailable(
+                        &[owner],
+                        format!("{name} is granted but its owner {owner} is not available"),
+                    )
+                } else {
+                    ApiError::forbidden(format!("{name} is not among the operations you may call"))
+                }
             } else {
                 ApiError::not_found(format!("operation {name:?}"))
             });

@@ -24,6 +24,8 @@ pub(crate) struct View {
     pub profile: String,
     pub expires_ms: Option<i64>,
     pub method_count: usize,
+    /// The granted methods (available or not).
+    pub methods: std::collections::BTreeSet<String>,
     /// The granted, currently available operations, sorted by name.
     pub ops: Vec<OperationSpec>,
     /// Digest of the caller, its grant and every visible contract and skill.
@@ -89,6 +91,7 @@ pub(crate) async fn view(s: &Services, ctx: &Ctx, text: &str) -> Result<View, Ap
         profile,
         expires_ms,
         method_count: methods.len(),
+        methods,
         ops,
         digest: short(&h.finalize()),
     })

@@ -1,6 +1,7 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
 mod agent_facts;
+mod agent_files;
 mod bindings;
 mod capability;
 mod capability_index;

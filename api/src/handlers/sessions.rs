@@ -1,13 +1,14 @@
 //! `session.grant`, `session.revoke`, `session.instructions`: project-scoped Agent credentials and their private connection files.
 
 use super::agent_facts::rfc3339;
+use super::agent_files::{file_body_for, file_holds, write_private};
 use super::{mailbox, project_id, spec, Services};
 use crate::agent_grants::now_ms;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::agent::catalog::{self, default_methods};
 use rho_actors::agent::grants::{
-    valid_session, GrantRecord, GrantRegistry, GrantScope, Minted, BUSINESS_PROFILE,
+    valid_session, GrantRegistry, GrantScope, Minted, BUSINESS_PROFILE,
 };
 use rho_actors::agent::session_contract::{
     GrantReply, GrantRequest, InstructionsReply, InstructionsRequest, McpEntry, RevokeReply,
@@ -171,45 +172,6 @@ pub(super) fn methods(
     Ok(chosen)
 }
 
-/// Whether the file at `path` still holds the token of `rec`.
-fn file_holds(path: &Path, rec: &GrantRecord) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-        return false;
-    };
-    v["token"]
-        .as_str()
-        .is_some_and(|t| rho_actors::agent::grants::token_digest(t) == rec.digest)
-}
-
-/// Writes `bytes` privately (0600): directories 0700, temp file, fsync, rename, directory fsync.
-pub(super) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let tmp = dir.join(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::File::open(dir)?.sync_all()
-}
-
 /// Grants (or keeps) access; the reply never carries the token.
 pub async fn grant(s: &Services, req: GrantRequest) -> Result<GrantReply, ApiError> {
     let setup = setup(s)?.clone();
@@ -310,20 +272,6 @@ pub async fn grant(s: &Services, req: GrantRequest) -> Result<GrantReply, ApiErr
         reused,
         mcp: setup.mcp_entry(&file),
     })
-}
-
-/// The connection file's content (the token appears only here).
-fn file_body_for(url: &str, rec: &GrantRecord, token: &str) -> Vec<u8> {
-    let v = json!({
-        "apiVersion": "2.0",
-        "url": url,
-        "token": token,
-        "projectId": rec.project_id.to_string(),
-        "session": rec.session,
-        "profile": rec.profile,
-        "expiresAt": rfc3339(rec.expires_ms),
-    });
-    serde_json::to_vec_pretty(&v).unwrap_or_default()
 }
 
 /// Ends a grant at once and removes its connection file.
