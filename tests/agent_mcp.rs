@@ -343,3 +343,17 @@ fn retention_limits_refuse_before_dispatch_and_keep_results() {
     );
     assert_eq!(s.finish(120)["limit"], "RHO_MAX_RESULT_BYTES");
 }
+
+#[test]
+fn an_evicted_body_is_fetched_again_before_a_call() {
+    let env = Env::start(&[], None, "evicted");
+    let (file, _) = grant_file(&env, "lru");
+    let s = start(
+        "evicted",
+        &file,
+        "legacy",
+        &[],
+        &[("RHO_KNOWLEDGE_CACHE_ENTRIES", "2")],
+    );
+    assert_eq!(s.finish(120)["refused"], "contract-missing");
+}

@@ -269,9 +269,26 @@ async def too_large(c, conn, argv):
     return {"limit": d["limit"]}
 
 
+async def evicted(c, conn, argv):
+    """Run with RHO_KNOWLEDGE_CACHE_ENTRIES=2: resolving another owner's operation evicts the
+    first bodies (fetched outputs are still returned); a call then needs a refetch."""
+    first = await resolve_all(c, ["project.entries"])
+    assert len(first) == 2 and all("body" in o for o in first), first
+    await call(c, "project.entries", {})
+    second = await resolve_all(c, ["document.open"])
+    assert all("body" in o for o in second), second
+    err = await refused(c, "rho_call", {"operation": "project.entries", "input": {}}, "invalid")
+    assert err["details"]["reason"] in ("contract-missing", "guidance-missing"), err
+    # The evicted refs are no longer passed on as known: their bodies come back.
+    again = await resolve_all(c, ["project.entries"], known=[o["ref"] for o in first])
+    assert all("body" in o for o in again), again
+    await call(c, "project.entries", {})
+    return {"refused": err["details"]["reason"]}
+
+
 SCENARIOS = {
     "walkthrough": walkthrough, "knowledge": knowledge, "restart_keeps": restart_keeps, "refetch": refetch,
-    "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits, "offline": offline, "retention": retention, "too_large": too_large,
+    "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits, "offline": offline, "retention": retention, "too_large": too_large, "evicted": evicted,
 }
 
 
