@@ -56,6 +56,9 @@ pub(crate) struct ServeArgs {
     /// Mint a one-time browser link (5 minutes, single use) from a running service's connection file.
     #[arg(long, value_name = "CONNECTION_FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits"])]
     pub(crate) pair: Option<PathBuf>,
+    /// Serve one Agent grant's project over stdio MCP (the connection file `rho --grant` wrote); starts no service.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits", "pair", "grant", "agent"])]
+    pub(crate) mcp: Option<PathBuf>,
     /// With --pair: narrow the link to one folder below the service root. With --grant or
     /// --agent: the project in this folder below the root.
     #[arg(long, value_name = "FOLDER", requires = "project_user")]

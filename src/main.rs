@@ -27,6 +27,7 @@ fn main() -> ExitCode {
     };
     // A service logs what it does; one-shot commands only warnings.
     init_logging(match &cli.command {
+        None if cli.serve.mcp.is_some() => "warn",
         None => "info",
         Some(cli::Command::Core(args)) => args.log_level(),
         Some(_) => "warn",
@@ -35,6 +36,9 @@ fn main() -> ExitCode {
         Some(cli::Command::Journal(cli::JournalCommand::Inspect(args))) => inspect::run(&args),
         Some(cli::Command::Mcp(args)) => rho_mcp::mcp_cli(args, cli.config.as_deref()),
         Some(cli::Command::Core(args)) => rho_kernels::cli::run(args),
+        None if cli.serve.mcp.is_some() => {
+            rho_mcp::adapter::run(cli.serve.mcp.as_deref().unwrap_or(std::path::Path::new("")))
+        }
         None => match (&cli.serve.pair, &cli.serve.grant) {
             (Some(file), _) => pair::run(file, cli.serve.project.as_deref()),
             (None, Some(file)) => grant::run(&grant::GrantArgs {

