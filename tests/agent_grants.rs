@@ -111,6 +111,20 @@ fn repeats_keep_the_credential_changes_mint_a_new_one_and_revoke_ends_it() {
     let a: Value = serde_json::from_str(first.trim()).unwrap();
     let b: Value = serde_json::from_str(again.trim()).unwrap();
     assert_eq!(a, b);
+    // A lost connection file is repaired by repeating the grant (a fresh token; the old one ends).
+    let file = env
+        .service
+        .state
+        .join("agents")
+        .join(&env.project)
+        .join("a1.json");
+    std::fs::remove_file(&file).unwrap();
+    let (code, _, _) = env.grant_cli(&["--project-id", &env.project, "--session", "a1"]);
+    assert_eq!(code, 0);
+    let t1b = env.token("a1");
+    assert_ne!(t1b, t1);
+    assert_eq!(env.agent_call(&t1, "project.entries", json!({})).0, 401);
+    let t1 = t1b;
     // A changed scope mints a fresh token and the old one is refused at once.
     let g = env.grant("a1", Some(&["project.entries", "document.open"]));
     assert_eq!(g["reused"], false);

@@ -18,7 +18,7 @@ use uuid::Uuid;
 pub const JOURNAL_ENTITY: &str = "journal";
 
 /// Bumped whenever [`ProjectState`]'s encoding changes; older snapshots are then ignored.
-pub const STATE_FORMAT: u32 = 4;
+pub const STATE_FORMAT: u32 = 5;
 
 /// Every entity of one project, as folded from its journal.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
