@@ -357,3 +357,42 @@ fn an_evicted_body_is_fetched_again_before_a_call() {
     );
     assert_eq!(s.finish(120)["refused"], "contract-missing");
 }
+
+#[test]
+fn a_managed_intent_through_the_adapter_is_recorded_first_and_runs_once() {
+    let env = Env::start(&[], None, "managed");
+    std::fs::write(
+        env.dir.join("once.R"),
+        "cat('ran\\n', file = 'count.txt', append = TRUE)\n",
+    )
+    .unwrap();
+    let (file, _) = grant_file(&env, "runner");
+    let script = env.dir.join("once.R");
+    let summary = run(
+        "managed",
+        &file,
+        "legacy",
+        &["once.R", "intent-1", script.to_str().unwrap()],
+    );
+    assert_eq!(summary["execution"], "exited", "{summary}");
+    assert_eq!(summary["exitCode"], 0, "{summary}");
+    // R ran exactly once although the Agent submitted twice.
+    assert_eq!(
+        std::fs::read_to_string(env.dir.join("count.txt")).unwrap(),
+        "ran\n"
+    );
+    // The original intent is one private, write-once record in the adapter's store.
+    let intents = file.with_extension("mcp").join("intents");
+    let records: Vec<_> = std::fs::read_dir(&intents)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .collect();
+    assert_eq!(records.len(), 1, "one intent record");
+    assert_eq!(agent_util::mode(&records[0].path()) & 0o777, 0o600);
+    let text = std::fs::read_to_string(records[0].path()).unwrap();
+    assert!(
+        text.contains("intent-1") && text.contains("first"),
+        "{text}"
+    );
+}

@@ -286,7 +286,36 @@ async def evicted(c, conn, argv):
     return {"refused": err["details"]["reason"]}
 
 
+async def managed(c, conn, argv):
+    """A managed intent through the adapter: action.submit of r.execute is recorded write-once in
+    the adapter's store before delivery; the same identity again returns the original run (R runs
+    once); changed input under it is refused locally; the run is observed to its end."""
+    import hashlib
+    path, op = argv[0], argv[1]
+    with open(argv[2], "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    await resolve_all(c, ["action.submit", "action.observe"])
+    body = {"operationId": op, "action": "r.execute", "actionVersion": "0.2.0",
+            "input": {"script": {"kind": "disk", "path": path, "digest": digest},
+                      "args": ["first"], "requirements": [], "artifacts": [], "completion": None}}
+    first = (await call(c, "action.submit", body))["value"]
+    assert first["delivery"] == "sent", first
+    again = (await call(c, "action.submit", body))["value"]
+    assert again["operationId"] == op and again["plan"] == first["plan"], again
+    changed = dict(body, input=dict(body["input"], args=["second"]))
+    err = await refused(c, "rho_call", {"operation": "action.submit", "input": changed}, "conflict")
+    deadline = time.monotonic() + 60
+    while True:
+        seen = (await call(c, "action.observe", {"operationId": op}))["value"]
+        if seen["execution"] != "running" or time.monotonic() > deadline:
+            break
+        await anyio.sleep(0.2)
+    assert seen["execution"] == "exited", seen
+    return {"execution": seen["execution"], "exitCode": seen["exit"]["exitCode"], "conflict": err["message"]}
+
+
 SCENARIOS = {
+    "managed": managed,
     "walkthrough": walkthrough, "knowledge": knowledge, "restart_keeps": restart_keeps, "refetch": refetch,
     "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits, "offline": offline, "retention": retention, "too_large": too_large, "evicted": evicted,
 }
