@@ -41,7 +41,7 @@ pub(crate) struct ServeArgs {
     /// The Core binary that runs managed R scripts (or RHO_CORE_BINARY). Default: this rho executable.
     #[arg(long, value_name = "PATH")]
     pub(crate) core: Option<PathBuf>,
-    /// R package repositories for requirements.prepare, as JSON {"cran":[urls],"bioconductor":[urls]} (or RHO_R_REPOS).
+    /// R package repositories for requirements.prepare, as JSON `{"cran":[urls],"bioconductor":[urls]}` (or RHO_R_REPOS).
     #[arg(long = "r-repos", value_name = "JSON")]
     pub(crate) r_repos: Option<String>,
     /// The Claude Code CLI to use (or RHO_CLAUDE). Default: claude on PATH.

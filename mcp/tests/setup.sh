@@ -10,6 +10,7 @@
 #   $RHO_MCP_PEERS/conformance-0.2.0-alpha.12/node_modules/.bin/conformance
 #   /usr/bin/chromium                                        (Debian's chromium, the OAuth login test)
 #   $RHO_MCP_PEERS/inspector-2.12.0/node_modules/.bin/mcp-inspector (MCP Inspector CLI, run with node22)
+#   $RHO_MCP_PEERS/agent-clis/node_modules/.bin/{claude,codex} (the real Agent CLIs for session.connect)
 # The tests read RHO_MCP_PEERS (same default) and FAIL when a peer is missing.
 # A second run with everything in place only checks the stamp files and returns.
 set -euo pipefail
@@ -39,6 +40,16 @@ if [ ! -f "$PY_STAMP" ]; then
   python3 -m venv "$PEERS/venv"
   "$PEERS/venv/bin/pip" install --quiet "mcp==$PY_MCP_VERSION"
   touch "$PY_STAMP"
+fi
+
+# The real Claude Code and Codex CLIs, whose own `mcp add` session.connect runs (offline).
+CLAUDE_CODE_VERSION="2.1.197"
+CODEX_VERSION="0.171.0"
+CLIS_STAMP="$PEERS/.agent-clis-$CLAUDE_CODE_VERSION-$CODEX_VERSION"
+if [ ! -f "$CLIS_STAMP" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$PEERS/agent-clis" \
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION"
+  touch "$CLIS_STAMP"
 fi
 
 NODE22_VERSION="22.23.5"
