@@ -2,7 +2,7 @@
 
 use super::entity::{RunCommand, RunEvent, RunsEntity};
 use super::model::{Execution, ScriptRef};
-use super::state_msgs::ReadRuns;
+use super::state_msgs::one_run;
 use crate::child::{Execute, Query};
 use crate::documents::handlers::{BufferText, ListDocuments};
 use crate::entity::CommandContext;
@@ -14,16 +14,6 @@ use serde_json::Value;
 
 fn mailbox(e: MailboxError) -> ActorError {
     ActorError::internal(e.to_string())
-}
-
-async fn one_run(me: &Addr<ProjectActor>, op: &str) -> Result<super::RunRecord, ActorError> {
-    me.send(ReadRuns {
-        operation_id: Some(op.to_string()),
-    })
-    .await
-    .map_err(mailbox)??
-    .pop()
-    .ok_or_else(|| ActorError::NotFound { what: "run".into() })
 }
 
 /// `artifact.check`.

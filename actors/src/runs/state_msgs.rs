@@ -218,3 +218,17 @@ impl Handler<CheckRunIdentity> for ProjectActor {
         )
     }
 }
+
+/// One run of this project by `operationId` (`not_found` for a missing or guessed id).
+pub(super) async fn one_run(
+    me: &Addr<ProjectActor>,
+    op: &str,
+) -> Result<super::RunRecord, ActorError> {
+    me.send(ReadRuns {
+        operation_id: Some(op.to_string()),
+    })
+    .await
+    .map_err(|e| ActorError::internal(e.to_string()))??
+    .pop()
+    .ok_or_else(|| ActorError::NotFound { what: "run".into() })
+}

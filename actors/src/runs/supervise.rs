@@ -6,7 +6,7 @@
 use super::entity::RunEvent;
 use super::host::{self, HostAnswer};
 use super::model::*;
-use super::state_msgs::{LearnRun, ReadRuns, ResendRun};
+use super::state_msgs::{one_run, LearnRun, ReadRuns, ResendRun};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
@@ -180,15 +180,7 @@ impl Handler<ObserveRun> for ProjectActor {
         let dir = self.dir().to_path_buf();
         Box::pin(async move {
             let op = msg.operation_id;
-            let runs = me
-                .send(ReadRuns {
-                    operation_id: Some(op.clone()),
-                })
-                .await
-                .map_err(mailbox)??;
-            let Some(r) = runs.into_iter().next() else {
-                return Err(ActorError::NotFound { what: "run".into() });
-            };
+            let r = one_run(&me, &op).await?;
             if r.delivery == Delivery::NotSent || r.execution == Execution::Exited {
                 return Ok((r, true));
             }
@@ -240,15 +232,7 @@ impl Handler<CancelRun> for ProjectActor {
         let dir = self.dir().to_path_buf();
         Box::pin(async move {
             let op = msg.operation_id;
-            let r = me
-                .send(ReadRuns {
-                    operation_id: Some(op.clone()),
-                })
-                .await
-                .map_err(mailbox)??
-                .into_iter()
-                .next()
-                .ok_or_else(|| ActorError::NotFound { what: "run".into() })?;
+            let r = one_run(&me, &op).await?;
             if !msg.person && r.submitter != msg.requested_by {
                 return Err(RunError::Forbidden(
                     "only the submitter or the person at this machine may cancel this run".into(),
@@ -328,15 +312,7 @@ impl Handler<RetryRun> for ProjectActor {
         let limits = self.config_limits().r.clone();
         Box::pin(async move {
             let op = msg.operation_id;
-            let r = me
-                .send(ReadRuns {
-                    operation_id: Some(op.clone()),
-                })
-                .await
-                .map_err(mailbox)??
-                .into_iter()
-                .next()
-                .ok_or_else(|| ActorError::NotFound { what: "run".into() })?;
+            let r = one_run(&me, &op).await?;
             if r.submitter != msg.ctx.principal.to_string() {
                 return Err(RunError::Forbidden(
                     "only the submitter may retry a run".into(),
