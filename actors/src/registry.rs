@@ -146,6 +146,22 @@ impl Registry {
     }
 }
 
+/// Opens a registry this process just dropped: sled's flusher thread lets go of the database
+/// lock a moment after the last handle is dropped, so a test that reopens at once may retry.
+#[cfg(test)]
+pub(crate) fn reopen_after_drop(dir: &Path) -> (Registry, bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match Registry::open(dir) {
+            Ok(opened) => return opened,
+            Err(_) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(50))
+            }
+            Err(e) => panic!("the registry never reopened: {e}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,7 +179,7 @@ mod tests {
         reg.put_project(&rec).unwrap();
         reg.set_last_port(4242).unwrap();
         drop(reg);
-        let (reg, fresh) = Registry::open(dir.path()).unwrap();
+        let (reg, fresh) = reopen_after_drop(dir.path());
         assert!(!fresh);
         assert_eq!(reg.projects().unwrap(), vec![rec.clone()]);
         assert_eq!(reg.project(rec.id).unwrap(), Some(rec));

@@ -244,7 +244,7 @@ mod tests {
             panic!("changed scope mints")
         };
         drop(g);
-        let (reg, _) = Registry::open(dir.path()).unwrap();
+        let (reg, _) = crate::registry::reopen_after_drop(dir.path());
         let g = GrantRegistry::load(reg).unwrap();
         assert_eq!(g.resolve(&t2).unwrap().methods.len(), 2);
         assert!(g.revoke(p, "s").unwrap().is_some());
