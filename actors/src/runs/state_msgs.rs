@@ -9,6 +9,26 @@ use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 
+impl ProjectActor {
+    /// Dispatches a command to the runs entity; a run it changed is announced (`run.changed`).
+    fn run_command(
+        &mut self,
+        child: Addr<crate::child::EntityActor<RunsEntity>>,
+        command: RunCommand,
+        ctx: CommandContext,
+    ) -> ResponseActFuture<Self, Result<RunRecord, ActorError>> {
+        Box::pin(
+            self.dispatch(child, Execute::<RunsEntity> { command, ctx }, true)
+                .map(|res, act, _| {
+                    if let Ok(r) = &res {
+                        announce(act, r);
+                    }
+                    res
+                }),
+        )
+    }
+}
+
 fn announce(act: &ProjectActor, r: &RunRecord) {
     if let Some(bus) = act.events() {
         bus.publish(
@@ -43,22 +63,7 @@ impl Handler<AcceptRun> for ProjectActor {
             max_concurrent: limits.max_concurrent_actions,
             max_operations: limits.max_operations,
         };
-        Box::pin(
-            self.dispatch(
-                child,
-                Execute::<RunsEntity> {
-                    command,
-                    ctx: msg.ctx,
-                },
-                true,
-            )
-            .map(|res, act, _| {
-                if let Ok(r) = &res {
-                    announce(act, r);
-                }
-                res
-            }),
-        )
+        self.run_command(child, command, msg.ctx)
     }
 }
 
@@ -80,22 +85,7 @@ impl Handler<ResendRun> for ProjectActor {
             operation_id: msg.operation_id,
             max_concurrent: self.config_limits().max_concurrent_actions,
         };
-        Box::pin(
-            self.dispatch(
-                child,
-                Execute::<RunsEntity> {
-                    command,
-                    ctx: msg.ctx,
-                },
-                true,
-            )
-            .map(|res, act, _| {
-                if let Ok(r) = &res {
-                    announce(act, r);
-                }
-                res
-            }),
-        )
+        self.run_command(child, command, msg.ctx)
     }
 }
 

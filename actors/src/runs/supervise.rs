@@ -193,25 +193,33 @@ impl Handler<ObserveRun> for ProjectActor {
             )
             .await
             {
-                HostAnswer::Record(h) => {
-                    let after = me
-                        .send(LearnRun {
-                            event: RunEvent::Observed {
-                                operation_id: op.clone(),
-                                observation: host::observation(&h),
-                            },
-                        })
-                        .await
-                        .map_err(mailbox)??;
-                    if after.execution == Execution::Running {
-                        watch(me, dir, op);
-                    }
-                    Ok((after, true))
-                }
+                HostAnswer::Record(h) => Ok((observed(me, dir, op, &h).await?, true)),
                 _ => Ok((r, false)),
             }
         })
     }
+}
+
+/// Journals what the Host said about a run; keeps watching it while it runs.
+async fn observed(
+    me: Addr<ProjectActor>,
+    dir: PathBuf,
+    op: String,
+    h: &rho_kernels::host::proto::HostRecord,
+) -> Result<RunRecord, ActorError> {
+    let after = me
+        .send(LearnRun {
+            event: RunEvent::Observed {
+                operation_id: op.clone(),
+                observation: host::observation(h),
+            },
+        })
+        .await
+        .map_err(mailbox)??;
+    if after.execution == Execution::Running {
+        watch(me, dir, op);
+    }
+    Ok(after)
 }
 
 /// `action.cancel`: journal who asked, then ask the Host to stop the run's process group.
@@ -259,35 +267,8 @@ impl Handler<CancelRun> for ProjectActor {
             )
             .await;
             match answer {
-                HostAnswer::Record(h) => {
-                    let after = me
-                        .send(LearnRun {
-                            event: RunEvent::Observed {
-                                operation_id: op.clone(),
-                                observation: host::observation(&h),
-                            },
-                        })
-                        .await
-                        .map_err(mailbox)??;
-                    if after.execution == Execution::Running {
-                        watch(me, dir, op);
-                    }
-                    Ok((after, true))
-                }
-                _ => {
-                    let r = me
-                        .send(ReadRuns {
-                            operation_id: Some(op),
-                        })
-                        .await
-                        .map_err(mailbox)??;
-                    Ok((
-                        r.into_iter()
-                            .next()
-                            .ok_or_else(|| ActorError::internal("run vanished"))?,
-                        false,
-                    ))
-                }
+                HostAnswer::Record(h) => Ok((observed(me, dir, op, &h).await?, true)),
+                _ => Ok((one_run(&me, &op).await?, false)),
             }
         })
     }
