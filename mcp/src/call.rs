@@ -4,10 +4,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, InputResponses,
-    JsonObject, ServerResult,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, JsonObject, ServerResult};
 use rmcp::service::PeerRequestOptions;
 use rmcp::ServiceError;
 use tokio::sync::mpsc;
@@ -15,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::budget::Budget;
 use crate::handler::Progress;
-use crate::mrtr::{fulfil_input_requests, MAX_INPUT_ROUNDS};
+use crate::mrtr::{with_input_rounds, MAX_INPUT_ROUNDS};
 use crate::render::{render_result, ImageAsset};
 use crate::runtime::{mark_failed, LiveServer, McpRuntime};
 use crate::schema::{check_output, OutputContractError};
@@ -227,33 +224,7 @@ async fn call_rounds(
 ) -> Result<CallToolResult, CallError> {
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = arguments;
-    for _round in 0..=MAX_INPUT_ROUNDS {
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-        let response = send_once(live, request, progress.clone()).await?;
-        match response {
-            ServerResult::CallToolResult(result) => return Ok(result),
-            ServerResult::InputRequiredResult(ir) => {
-                let responses: InputResponses = fulfil_input_requests(
-                    live,
-                    ir.input_requests.unwrap_or_default(),
-                    budget,
-                    cancel,
-                )
-                .await?;
-                params.input_responses = (!responses.is_empty()).then_some(responses);
-                params.request_state = ir.request_state;
-            }
-            _ => {
-                return Err(CallError::Rpc {
-                    server: live.config.id.clone(),
-                    message: "unexpected response to tools/call".to_owned(),
-                })
-            }
-        }
-    }
-    Err(CallError::TooManyInputRounds {
-        server: live.config.id.clone(),
-    })
+    with_input_rounds(live, params, progress, budget, cancel).await
 }
 
 /// Cancels the request on drop unless disarmed.

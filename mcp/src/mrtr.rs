@@ -6,18 +6,129 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{InputRequest, InputRequests, InputResponses, LoggingLevel, RequestMetaObject};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, GetPromptRequest,
+    GetPromptRequestParams, InputRequest, InputRequests, InputResponses, LoggingLevel,
+    ReadResourceRequest, ReadResourceRequestParams, RequestMetaObject, ServerResult,
+};
+use tokio::sync::mpsc;
 
 use crate::budget::Budget;
-use crate::call::CallError;
+use crate::call::{send_once, CallError};
 use crate::config::LogLevel;
 use crate::elicit::{elicit, result_json, Outcome};
-use crate::handler::roots_result;
+use crate::handler::{roots_result, Progress};
 use crate::runtime::LiveServer;
 use crate::sampling::sample;
 
 /// Input rounds per request before Rho gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;
+
+/// A request the modern era may answer with `input_required`: it is sent again with the
+/// round's answers and the server's request state, until it gets its own result.
+pub(crate) trait InputRounds: Clone {
+    /// The method, for errors.
+    const METHOD: &'static str;
+    /// The request's own result.
+    type Output;
+    fn request(&self) -> ClientRequest;
+    fn answer(&mut self, responses: InputResponses, request_state: Option<String>);
+    /// The result when `result` is this request's own, else `None`.
+    fn finished(result: ServerResult) -> Option<Self::Output>;
+}
+
+/// Sends `params`, answering input rounds (at most [`MAX_INPUT_ROUNDS`]) until its result.
+pub(crate) async fn with_input_rounds<P: InputRounds>(
+    live: &Arc<LiveServer>,
+    mut params: P,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+    budget: &Budget,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Result<P::Output, CallError> {
+    for _round in 0..=MAX_INPUT_ROUNDS {
+        match send_once(live, params.request(), progress.clone()).await? {
+            ServerResult::InputRequiredResult(ir) => {
+                let responses = fulfil_input_requests(
+                    live,
+                    ir.input_requests.unwrap_or_default(),
+                    budget,
+                    cancel,
+                )
+                .await?;
+                params.answer(responses, ir.request_state);
+            }
+            other => {
+                return P::finished(other).ok_or_else(|| CallError::Rpc {
+                    server: live.config.id.clone(),
+                    message: format!("unexpected response to {}", P::METHOD),
+                })
+            }
+        }
+    }
+    Err(CallError::TooManyInputRounds {
+        server: live.config.id.clone(),
+    })
+}
+
+fn round_answers(responses: InputResponses) -> Option<InputResponses> {
+    (!responses.is_empty()).then_some(responses)
+}
+
+impl InputRounds for CallToolRequestParams {
+    const METHOD: &'static str = "tools/call";
+    type Output = CallToolResult;
+    fn request(&self) -> ClientRequest {
+        ClientRequest::CallToolRequest(CallToolRequest::new(self.clone()))
+    }
+    fn answer(&mut self, responses: InputResponses, request_state: Option<String>) {
+        self.input_responses = round_answers(responses);
+        self.request_state = request_state;
+    }
+    fn finished(result: ServerResult) -> Option<CallToolResult> {
+        match result {
+            ServerResult::CallToolResult(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+impl InputRounds for GetPromptRequestParams {
+    const METHOD: &'static str = "prompts/get";
+    type Output = serde_json::Value;
+    fn request(&self) -> ClientRequest {
+        ClientRequest::GetPromptRequest(GetPromptRequest::new(self.clone()))
+    }
+    fn answer(&mut self, responses: InputResponses, request_state: Option<String>) {
+        self.input_responses = round_answers(responses);
+        self.request_state = request_state;
+    }
+    fn finished(result: ServerResult) -> Option<serde_json::Value> {
+        match result {
+            ServerResult::GetPromptResult(r) => Some(serde_json::to_value(r).unwrap_or_default()),
+            _ => None,
+        }
+    }
+}
+
+impl InputRounds for ReadResourceRequestParams {
+    const METHOD: &'static str = "resources/read";
+    type Output = serde_json::Value;
+    fn request(&self) -> ClientRequest {
+        ClientRequest::ReadResourceRequest(ReadResourceRequest::new(self.clone()))
+    }
+    fn answer(&mut self, responses: InputResponses, request_state: Option<String>) {
+        self.input_responses = round_answers(responses);
+        self.request_state = request_state;
+    }
+    fn finished(result: ServerResult) -> Option<serde_json::Value> {
+        match result {
+            ServerResult::ReadResourceResult(r) => {
+                Some(serde_json::to_value(r).unwrap_or_default())
+            }
+            _ => None,
+        }
+    }
+}
 
 /// Answers every input request or refuses the whole round (a refusal is not retrying).
 pub(crate) async fn fulfil_input_requests(

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use rmcp::model::{ClientRequest, GetPromptRequest, GetPromptRequestParams, Prompt, ServerResult};
+use rmcp::model::{GetPromptRequestParams, Prompt};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{send_once, CallError};
-use crate::mrtr::{fulfil_input_requests, MAX_INPUT_ROUNDS};
+use crate::call::CallError;
+use crate::mrtr::with_input_rounds;
 use crate::render::{cap, render_block, ImageKeeper};
 use crate::runtime::McpRuntime;
 
@@ -141,36 +141,7 @@ impl McpRuntime {
         let mut params = GetPromptRequestParams::new(prompt.to_owned());
         params.arguments = Some(args.into_iter().map(|(k, v)| (k, v.into())).collect());
         let budget = crate::budget::Budget::new(self.options().call_budget);
-        let work = async {
-            for _ in 0..=MAX_INPUT_ROUNDS {
-                let req = ClientRequest::GetPromptRequest(GetPromptRequest::new(params.clone()));
-                match send_once(live, req, None).await? {
-                    ServerResult::GetPromptResult(r) => {
-                        return Ok(serde_json::to_value(r).unwrap_or_default())
-                    }
-                    ServerResult::InputRequiredResult(ir) => {
-                        let responses = fulfil_input_requests(
-                            live,
-                            ir.input_requests.unwrap_or_default(),
-                            &budget,
-                            &cancel,
-                        )
-                        .await?;
-                        params.input_responses = (!responses.is_empty()).then_some(responses);
-                        params.request_state = ir.request_state;
-                    }
-                    _ => {
-                        return Err(CallError::Rpc {
-                            server: server.to_owned(),
-                            message: "unexpected response to prompts/get".to_owned(),
-                        })
-                    }
-                }
-            }
-            Err(CallError::TooManyInputRounds {
-                server: server.to_owned(),
-            })
-        };
+        let work = with_input_rounds(live, params, None, &budget, &cancel);
         let result = tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(CallError::Cancelled),

@@ -1,11 +1,11 @@
 //! Resources for the `@` picker: the listing held per session, and reads that arrive as an
 //! attachment per the seed's table (text, one image, other blobs described, several joined).
 
-use rmcp::model::{ClientRequest, ReadResourceRequest, ReadResourceRequestParams, ServerResult};
+use rmcp::model::ReadResourceRequestParams;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{send_once, CallError};
-use crate::mrtr::{fulfil_input_requests, MAX_INPUT_ROUNDS};
+use crate::call::CallError;
+use crate::mrtr::with_input_rounds;
 use crate::render::{cap, decoded_len, human_size};
 use crate::runtime::McpRuntime;
 
@@ -73,38 +73,8 @@ impl McpRuntime {
             what: format!("resource `{uri}` (server not running)"),
         })?;
         let budget = crate::budget::Budget::new(self.options().call_budget);
-        let mut params = ReadResourceRequestParams::new(uri.to_owned());
-        let work = async {
-            for _ in 0..=MAX_INPUT_ROUNDS {
-                let req =
-                    ClientRequest::ReadResourceRequest(ReadResourceRequest::new(params.clone()));
-                match send_once(live, req, None).await? {
-                    ServerResult::ReadResourceResult(r) => {
-                        return Ok(serde_json::to_value(r).unwrap_or_default())
-                    }
-                    ServerResult::InputRequiredResult(ir) => {
-                        let responses = fulfil_input_requests(
-                            live,
-                            ir.input_requests.unwrap_or_default(),
-                            &budget,
-                            &cancel,
-                        )
-                        .await?;
-                        params.input_responses = (!responses.is_empty()).then_some(responses);
-                        params.request_state = ir.request_state;
-                    }
-                    _ => {
-                        return Err(CallError::Rpc {
-                            server: server.to_owned(),
-                            message: "unexpected response to resources/read".to_owned(),
-                        })
-                    }
-                }
-            }
-            Err(CallError::TooManyInputRounds {
-                server: server.to_owned(),
-            })
-        };
+        let params = ReadResourceRequestParams::new(uri.to_owned());
+        let work = with_input_rounds(live, params, None, &budget, &cancel);
         let result = tokio::select! {
             biased;
             _ = cancel.cancelled() => Err(CallError::Cancelled),
