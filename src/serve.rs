@@ -181,10 +181,17 @@ async fn serve(plan: Plan) -> ExitCode {
             events.clone(),
             url.clone(),
         )
-        .with_agent(crate::connect::setup(
+        .with_agent(crate::connect::start(
             &folders.state,
             &runtimes,
             grants.clone(),
+            rho_actors::agent::access::AccessConfig {
+                service: service.clone(),
+                root: folders.root.clone(),
+                selection: selection.clone(),
+                max_methods: limits.layered_grant_limits.max_methods,
+                url: url.clone(),
+            },
         ))
         .with_r(r),
     );

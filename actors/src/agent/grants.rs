@@ -15,6 +15,16 @@ use uuid::Uuid;
 /// The only profile this build serves (the presentation profile comes later).
 pub const BUSINESS_PROFILE: &str = "layered-business";
 
+/// Default grant lifetime: 30 days.
+pub const DEFAULT_EXPIRY_MS: i64 = 30 * 24 * 3600 * 1000;
+
+/// RFC 3339 (milliseconds, UTC) of Unix milliseconds: how grant and activity times travel.
+pub fn rfc3339(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
+}
+
 /// One stored grant (no token: its digest).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,5 +1,6 @@
-//! The agent owner's Agent access: grants, the bounded activity record, external bindings, the knowledge catalog and shipped skills.
+//! The agent owner's Agent access: grants and the `AgentAccess` actor (grant lifecycle, connection files, client CLIs), the bounded activity record, external bindings, the knowledge catalog and shipped skills.
 
+pub mod access;
 pub mod catalog;
 pub mod contract;
 pub mod entity;

@@ -3,7 +3,9 @@
 use super::Services;
 use crate::activity::ActivitySink;
 use actix::Addr;
-use rho_actors::agent::grants::GrantRegistry;
+use rho_actors::agent::access::ProjectGrants;
+pub(crate) use rho_actors::agent::grants::rfc3339;
+use rho_actors::agent::grants::GrantRecord;
 use rho_actors::agent::handlers::{AgentFacts, ReadAgentFacts, RecordActivity};
 use rho_actors::agent::Activity;
 use rho_actors::service::{GetProject, ServiceActor};
@@ -52,13 +54,6 @@ impl ActivitySink for ProjectActivity {
     }
 }
 
-/// RFC 3339 (milliseconds, UTC) of Unix milliseconds.
-pub(crate) fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default()
-}
-
 /// One activity record on the wire (no inputs, no token).
 pub(crate) fn render_activity(a: &Activity) -> Value {
     json!({
@@ -73,13 +68,10 @@ pub(crate) fn render_activity(a: &Activity) -> Value {
     })
 }
 
-/// The sessions with access to a project (valid grants), with their latest recorded call.
-pub(crate) fn agents(grants: &GrantRegistry, project: Uuid, facts: &AgentFacts) -> Vec<Value> {
-    let now = crate::agent_grants::now_ms();
+/// The sessions with access to a project (its valid grants), with their latest recorded call.
+pub(crate) fn agents(grants: Vec<GrantRecord>, facts: &AgentFacts) -> Vec<Value> {
     grants
-        .of_project(project)
         .into_iter()
-        .filter(|g| g.valid_at(now))
         .map(|g| {
             let latest = facts.latest.get(&g.session).map(|l| {
                 json!({"seq": l.seq, "time": rfc3339(l.time_ms), "method": l.method,
@@ -114,7 +106,9 @@ pub(super) async fn fill(s: &Services, project: Uuid, doc: &mut Value) {
         "lastSeq": facts.last_seq,
         "maxActivities": s.limits.max_activities,
     });
-    if let Some(setup) = &s.agent {
-        doc["agents"] = Value::Array(agents(&setup.grants, project, &facts));
+    if let Some(agent) = &s.agent {
+        if let Ok(grants) = agent.send(ProjectGrants { project }).await {
+            doc["agents"] = Value::Array(agents(grants, &facts));
+        }
     }
 }

@@ -1,10 +1,11 @@
 //! The caller's catalog for `capability.index/resolve`: its operations, the catalog digest and cursors that pin caller, query and catalog.
 
-use super::sessions::{project_facts, setup};
-use super::Services;
+use super::sessions::{access, project_facts};
+use super::{mailbox, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::Ctx;
+use rho_actors::agent::access::AgentView;
 use rho_actors::agent::catalog::{self, default_methods, published};
 use rho_actors::agent::grants::BUSINESS_PROFILE;
 use rho_actors::agent::skills;
@@ -44,15 +45,27 @@ pub(crate) async fn view(s: &Services, ctx: &Ctx, text: &str) -> Result<View, Ap
             return Err(ApiError::not_found("project"));
         }
     }
-    let (project_name, _) = project_facts(s, project).await?;
-    let (session, profile, expires_ms, methods) = match &ctx.principal {
+    let (project_name, session, profile, expires_ms, methods) = match &ctx.principal {
         Principal::Agent(session) => {
-            let rec = setup(s)?
-                .grants
-                .get(project, session)
-                .filter(|g| g.valid_at(crate::agent_grants::now_ms()))
+            let agent = match access(s) {
+                Ok(agent) => agent,
+                Err(e) => {
+                    // An unknown project is `not_found` first, as with Agent access set up.
+                    project_facts(s, project).await?;
+                    return Err(e);
+                }
+            };
+            let (project_name, grant) = agent
+                .send(AgentView {
+                    project,
+                    session: session.clone(),
+                })
+                .await
+                .map_err(mailbox)??;
+            let rec = grant
                 .ok_or_else(|| ApiError::unauthorized("the Agent grant was revoked or expired"))?;
             (
+                project_name,
                 Some(session.clone()),
                 rec.profile,
                 Some(rec.expires_ms),
@@ -60,6 +73,7 @@ pub(crate) async fn view(s: &Services, ctx: &Ctx, text: &str) -> Result<View, Ap
             )
         }
         _ => (
+            project_facts(s, project).await?.0,
             None,
             BUSINESS_PROFILE.to_string(),
             None,

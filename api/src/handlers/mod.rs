@@ -1,7 +1,6 @@
 //! The service's own operations: each parses nothing (the table did), sends one message, maps the reply.
 
 mod agent_facts;
-mod agent_files;
 mod bindings;
 mod capability;
 mod capability_index;
@@ -23,18 +22,17 @@ mod protocol;
 mod requirements;
 mod runs;
 mod runs_output;
-pub mod sessions;
+mod sessions;
 mod tables;
 #[cfg(feature = "test-owner")]
 mod testing;
 
 pub use agent_facts::ProjectActivity;
-pub use connect::connect as connect_agent;
-pub use sessions::AgentSetup;
 
 use crate::envelope::ApiError;
 use crate::ops::{DuplicateOperation, OpTable};
 use actix::Addr;
+use rho_actors::agent::access::AgentAccess;
 use rho_actors::contract::registry;
 use rho_actors::events::EventBus;
 use rho_actors::limits::Limits;
@@ -56,7 +54,7 @@ pub struct Services {
     /// The R runtime of this run (Rscript, repositories, Core); see [`Services::with_r`].
     pub r: Arc<rho_actors::runs::config::RConfig>,
     /// Agent access (grants, connection files, client CLIs); `None`: session.* is unavailable.
-    pub agent: Option<AgentSetup>,
+    pub agent: Option<Addr<AgentAccess>>,
     fixed: std::sync::OnceLock<Fixed>,
 }
 
@@ -95,8 +93,8 @@ impl Services {
         self
     }
 
-    /// With Agent access set up.
-    pub fn with_agent(mut self, agent: AgentSetup) -> Self {
+    /// With Agent access set up (the actor of this service run).
+    pub fn with_agent(mut self, agent: Addr<AgentAccess>) -> Self {
         self.agent = Some(agent);
         self
     }

@@ -1,12 +1,13 @@
-//! The private connection files of Agent grants: content, the "still holds its token" check, and private (0600) durable writes.
+//! The private connection files of Agent grants: content, the "still holds its token" check, private (0600) durable writes and removal.
+//!
+//! Blocking: called on the blocking thread of a grant change, never inside a handler.
 
-use super::agent_facts::rfc3339;
-use rho_actors::agent::grants::GrantRecord;
+use super::super::grants::{rfc3339, token_digest, GrantRecord};
 use serde_json::json;
 use std::path::Path;
 
 /// Whether the file at `path` still holds the token of `rec`.
-pub(super) fn file_holds(path: &Path, rec: &GrantRecord) -> bool {
+pub(super) fn holds(path: &Path, rec: &GrantRecord) -> bool {
     let Ok(bytes) = std::fs::read(path) else {
         return false;
     };
@@ -15,7 +16,7 @@ pub(super) fn file_holds(path: &Path, rec: &GrantRecord) -> bool {
     };
     v["token"]
         .as_str()
-        .is_some_and(|t| rho_actors::agent::grants::token_digest(t) == rec.digest)
+        .is_some_and(|t| token_digest(t) == rec.digest)
 }
 
 /// Writes `bytes` privately (0600): directories 0700, temp file, fsync, rename, directory fsync.
@@ -44,8 +45,23 @@ pub(super) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
+/// Removes a revoked grant's file (and fsyncs its folder); a missing file is fine, a failure is logged.
+pub(super) fn remove(path: &Path) {
+    match std::fs::remove_file(path) {
+        Ok(()) => {
+            if let Some(dir) = path.parent() {
+                let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            tracing::warn!(file = %path.display(), error = %e, "could not remove a revoked Agent connection file")
+        }
+    }
+}
+
 /// The connection file's content (the token appears only here).
-pub(super) fn file_body_for(url: &str, rec: &GrantRecord, token: &str) -> Vec<u8> {
+pub(super) fn body(url: &str, rec: &GrantRecord, token: &str) -> Vec<u8> {
     let v = json!({
         "apiVersion": "2.0",
         "url": url,
