@@ -133,9 +133,15 @@ async fn serve(plan: Plan) -> ExitCode {
     let url = format!("http://127.0.0.1:{}", bound.port);
     let events = EventBus::new(BusConfig::from_limits(&limits));
     let holder = format!("pid {} at {url}/", std::process::id());
-    let config = ProjectConfig::from_limits(&limits, holder, Some(events.clone()));
-    let service = match ServiceActor::new(config, registry.clone(), folders.root.clone()) {
-        Ok(s) => s.start(),
+    let config = ProjectConfig {
+        r: Arc::new(r),
+        ..ProjectConfig::from_limits(&limits, holder, Some(events.clone()))
+    };
+    let (service, hosts) = match ServiceActor::new(config, registry.clone(), folders.root.clone()) {
+        Ok(s) => {
+            let hosts = s.started_hosts();
+            (s.start(), hosts)
+        }
         Err(e) => return fail(1, e),
     };
     for (id, res) in service.send(OpenAll).await.unwrap_or_default() {
@@ -192,8 +198,7 @@ async fn serve(plan: Plan) -> ExitCode {
                 max_methods: limits.layered_grant_limits.max_methods,
                 url: url.clone(),
             },
-        ))
-        .with_r(r),
+        )),
     );
     if let Err(e) = register_service_operations(&mut table, services.clone()) {
         return fail(1, e);
@@ -238,7 +243,7 @@ async fn serve(plan: Plan) -> ExitCode {
     state.begin_shutdown();
     handle.stop(true).await;
     let _ = running.await;
-    crate::start::hosts::stop_owned(&service).await;
+    crate::start::hosts::stop_owned(&service, &hosts).await;
     let mut code = ExitCode::SUCCESS;
     for (id, res) in service.send(CloseAll).await.unwrap_or_default() {
         if let Err(e) = res {

@@ -65,3 +65,41 @@ fn the_kernels_crate_names_no_actor_async_or_sled_crate() {
         );
     }
 }
+
+/// The edge is thin: a handler parses, sends a message to an actor and maps the reply. It never
+/// touches a project's files, spawns a process or names a journal type (issue 12).
+#[test]
+fn http_handlers_touch_no_files_processes_or_journal() {
+    // moving to actors/src/agent (issue 12)
+    const ALLOWED: [&str; 3] = ["sessions.rs", "agent_files.rs", "connect.rs"];
+    const FORBIDDEN: [&str; 4] = ["std::fs", "std::process", "tokio::process", "rho_journal"];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("api/src/handlers");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    assert!(files.len() > 10, "found only {} handler files", files.len());
+    let mut found = Vec::new();
+    for f in &files {
+        let name = f.strip_prefix(&dir).unwrap_or(f).display().to_string();
+        if ALLOWED.contains(&name.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            // `use std::{fs, ...}` and `use tokio::{process, ...}` name the module in a group.
+            let grouped = ["std::{", "tokio::{"].iter().any(|g| {
+                code.split(g).nth(1).is_some_and(|rest| {
+                    rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                        .any(|w| w == "fs" || w == "process")
+                })
+            });
+            if grouped || FORBIDDEN.iter().any(|p| code.contains(p)) {
+                found.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "handlers under api/src/handlers/ use files, processes or journal types (move that work into an actor): {found:#?}"
+    );
+}

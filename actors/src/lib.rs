@@ -21,6 +21,7 @@ pub mod identity;
 pub mod limits;
 pub mod media;
 pub mod objects;
+pub mod observe;
 pub mod open;
 pub mod owners;
 pub mod paths;
@@ -30,6 +31,7 @@ pub mod project_actor;
 pub mod registry;
 pub mod replay;
 pub mod service;
+pub mod service_state;
 pub mod state;
 pub mod tables;
 

@@ -25,6 +25,12 @@ pub struct ProjectConfig {
     pub limits: std::sync::Arc<crate::limits::Limits>,
     /// An open buffer unused this long leaves memory (its journal keeps it; the next use rebuilds it).
     pub document_idle: std::time::Duration,
+    /// The R runtime of this service run (Rscript, package repositories, Core); the runs and
+    /// requirements owners read it, so no command carries it.
+    pub r: Arc<crate::runs::config::RConfig>,
+    /// What this project shares with the other projects of its service (a `ServiceActor`
+    /// replaces it with its own).
+    pub service: crate::service_state::ServiceState,
 }
 
 impl ProjectConfig {
@@ -48,6 +54,8 @@ impl ProjectConfig {
             events,
             limits: std::sync::Arc::new(limits.clone()),
             document_idle: std::time::Duration::from_secs(15 * 60),
+            r: Arc::default(),
+            service: Default::default(),
         }
     }
 }
@@ -63,6 +71,8 @@ impl Default for ProjectConfig {
             events: None,
             limits: std::sync::Arc::new(crate::limits::Limits::default()),
             document_idle: std::time::Duration::from_secs(15 * 60),
+            r: Arc::default(),
+            service: Default::default(),
         }
     }
 }

@@ -93,6 +93,16 @@ impl ProjectActor {
         &self.config.limits
     }
 
+    /// The R runtime of this service run.
+    pub(crate) fn r_config(&self) -> &Arc<crate::runs::config::RConfig> {
+        &self.config.r
+    }
+
+    /// What this project shares with the other projects of its service.
+    pub(crate) fn service_state(&self) -> &crate::service_state::ServiceState {
+        &self.config.service
+    }
+
     /// The project folder.
     pub(crate) fn dir(&self) -> &std::path::Path {
         &self.dir

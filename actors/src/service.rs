@@ -6,6 +6,8 @@ use crate::open::{create_project, journal_dir, open_project, OpenError, ProjectC
 use crate::project::{validate_name, ProjectCommand};
 use crate::project_actor::{Close, Health, ProjectActor, ProjectRead, ProjectWrite, Status};
 use crate::registry::{ProjectRecord, Registry};
+use crate::runs::host::OwnedHosts;
+use crate::service_state::ServiceState;
 use crate::Principal;
 use actix::prelude::*;
 use std::collections::BTreeMap;
@@ -41,12 +43,14 @@ pub struct ServiceActor {
 }
 
 impl ServiceActor {
-    /// A service over `root` (canonical) whose registered projects come from `registry`.
+    /// A service over `root` (canonical) whose registered projects come from `registry`. Its
+    /// projects share a fresh [`ServiceState`] (never another service's).
     pub fn new(
-        config: ProjectConfig,
+        mut config: ProjectConfig,
         registry: Registry,
         root: PathBuf,
     ) -> Result<Self, ActorError> {
+        config.service = ServiceState::default();
         let mut projects = BTreeMap::new();
         for rec in registry
             .projects()
@@ -70,7 +74,7 @@ impl ServiceActor {
     }
 
     /// Opens project `id` (or joins an open in progress); resolves to its actor.
-    fn ensure_open(
+    pub(crate) fn ensure_open(
         &mut self,
         id: Uuid,
         ctx: &mut Context<Self>,
@@ -152,6 +156,11 @@ impl ServiceActor {
                 serde_json::json!({"name": info.name, "path": info.dir}),
             );
         }
+    }
+
+    /// The Core Hosts this service started (for its shutdown).
+    pub fn started_hosts(&self) -> OwnedHosts {
+        self.config.service.hosts.clone()
     }
 
     fn by_path(&self, dir: &Path) -> Option<(Uuid, &Entry)> {
@@ -490,32 +499,37 @@ pub struct ProjectListing {
     pub reason: Option<String>,
 }
 
+impl ServiceActor {
+    /// Every registered project with its availability.
+    pub(crate) fn listing(&self) -> Vec<ProjectListing> {
+        self.projects
+            .iter()
+            .map(|(id, e)| {
+                let reason = match &e.slot {
+                    Slot::Unavailable(r) => Some(r.clone()),
+                    Slot::Known if !journal_dir(&e.dir).is_dir() => Some(format!(
+                        "project folder or journal {} is missing",
+                        e.dir.display()
+                    )),
+                    _ => None,
+                };
+                ProjectListing {
+                    id: *id,
+                    name: e.name.clone(),
+                    dir: e.dir.clone(),
+                    available: reason.is_none(),
+                    reason,
+                }
+            })
+            .collect()
+    }
+}
+
 impl Handler<ListProjects> for ServiceActor {
     type Result = MessageResult<ListProjects>;
 
     fn handle(&mut self, _: ListProjects, _: &mut Context<Self>) -> Self::Result {
-        MessageResult(
-            self.projects
-                .iter()
-                .map(|(id, e)| {
-                    let reason = match &e.slot {
-                        Slot::Unavailable(r) => Some(r.clone()),
-                        Slot::Known if !journal_dir(&e.dir).is_dir() => Some(format!(
-                            "project folder or journal {} is missing",
-                            e.dir.display()
-                        )),
-                        _ => None,
-                    };
-                    ProjectListing {
-                        id: *id,
-                        name: e.name.clone(),
-                        dir: e.dir.clone(),
-                        available: reason.is_none(),
-                        reason,
-                    }
-                })
-                .collect(),
-        )
+        MessageResult(self.listing())
     }
 }
 

@@ -8,17 +8,17 @@ use rho_actors::runs::state_msgs::LearnRun;
 use rho_actors::service::{GetProject, ListProjects, ServiceActor};
 use std::io::Write;
 
-/// Stops every Host this service started and journals what each reports about its runs.
+/// Stops every Host this service started (`hosts`) and journals what each reports about its runs.
 #[allow(clippy::print_stdout)]
-pub(crate) async fn stop_owned(service: &Addr<ServiceActor>) {
-    let owned = host::owned_hosts();
+pub(crate) async fn stop_owned(service: &Addr<ServiceActor>, hosts: &host::OwnedHosts) {
+    let owned = hosts.list();
     if owned.is_empty() {
         return;
     }
     let projects = service.send(ListProjects).await.unwrap_or_default();
     for (dir, pid) in owned {
-        let d = dir.clone();
-        let res = tokio::task::spawn_blocking(move || host::shutdown(&d))
+        let (d, h) = (dir.clone(), hosts.clone());
+        let res = tokio::task::spawn_blocking(move || host::shutdown(&d, &h))
             .await
             .unwrap_or_else(|e| Err(e.to_string()));
         let line = match &res {

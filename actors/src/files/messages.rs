@@ -238,13 +238,14 @@ pub(crate) fn load(
 ) -> impl Future<Output = Result<(ResourceRecord, Option<Vec<u8>>), FilesError>> {
     let read = read_resources(act, move |r| r.record(id, version));
     let dir = act.dir().to_path_buf();
+    let verified = act.service_state().verified.clone();
     async move {
         let rec = read.await??;
         let cached = cached(&rec);
         let facts = rec.facts.clone();
         let path = rec.path.clone();
         let bytes = blocking(move || {
-            store::load_unless_cached(&dir, &path, &facts, max_file_bytes, cached)
+            store::load_unless_cached(&dir, &path, &facts, max_file_bytes, cached, &verified)
         })
         .await?;
         Ok((rec, bytes))

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The captured store of a project.
 pub fn store_dir(project: &Path) -> PathBuf {
@@ -130,9 +131,13 @@ pub fn load_version(
     Ok(bytes)
 }
 
-/// Files whose digest was verified, by path, with the size and mtime they had then.
-static VERIFIED: std::sync::Mutex<Vec<(PathBuf, u64, std::time::SystemTime, String)>> =
-    std::sync::Mutex::new(Vec::new());
+/// Files whose digest was verified, by path, with the size and mtime they had then (the last
+/// 64; one per service, a clone is the same list).
+#[derive(Debug, Clone, Default)]
+pub struct Verified(Arc<Mutex<Vec<VerifiedFile>>>);
+
+/// A verified file: path, size, modification time, SHA-256.
+type VerifiedFile = (PathBuf, u64, std::time::SystemTime, String);
 const VERIFIED_KEEP: usize = 64;
 
 fn stat(path: &Path) -> Option<(u64, std::time::SystemTime)> {
@@ -142,13 +147,15 @@ fn stat(path: &Path) -> Option<(u64, std::time::SystemTime)> {
 
 /// Like [`load_version`], but answers `None` without reading when the caller already holds the
 /// bytes of this digest (`cached`) and they are known unchanged: a captured version, or a file
-/// whose size and modification time are those it had when its digest was last verified.
+/// whose size and modification time are those it had when its digest was last verified
+/// (remembered in `verified`).
 pub fn load_unless_cached(
     project: &Path,
     rel_path: &str,
     facts: &VersionFacts,
     max: u64,
     cached: bool,
+    verified: &Verified,
 ) -> Result<Option<Vec<u8>>, FilesError> {
     if facts.captured {
         return if cached {
@@ -161,7 +168,7 @@ pub fn load_unless_cached(
     let now = path.as_deref().and_then(stat);
     if cached {
         if let (Some(p), Some((len, mtime))) = (&path, now) {
-            let verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+            let verified = verified.0.lock().unwrap_or_else(|e| e.into_inner());
             if verified.iter().any(|(vp, vl, vm, vs)| {
                 vp == p && *vl == len && *vm == mtime && *vs == facts.sha256
             }) {
@@ -172,7 +179,7 @@ pub fn load_unless_cached(
     let bytes = load_version(project, rel_path, facts, max)?;
     if let (Some(p), Some((len, mtime))) = (path, now) {
         if len == bytes.len() as u64 {
-            let mut verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+            let mut verified = verified.0.lock().unwrap_or_else(|e| e.into_inner());
             verified.retain(|(vp, ..)| vp != &p);
             if verified.len() >= VERIFIED_KEEP {
                 verified.remove(0);

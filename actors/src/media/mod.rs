@@ -5,6 +5,7 @@
 //! PDF page's MediaBox. Bytes come through Files' read path, so a stale version is refused there.
 
 pub mod contract;
+pub mod describe_msg;
 pub mod entry;
 pub mod jpeg;
 pub mod pdf;

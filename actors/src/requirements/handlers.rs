@@ -30,7 +30,6 @@ async fn blocking<T: Send + 'static>(
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<Probe, ActorError>")]
 pub struct CheckRequirements {
-    pub rscript: Option<PathBuf>,
     pub requirements: Vec<Requirement>,
 }
 
@@ -40,10 +39,11 @@ impl Handler<CheckRequirements> for ProjectActor {
     fn handle(&mut self, msg: CheckRequirements, _: &mut Context<Self>) -> Self::Result {
         let admitted = self.admit_read();
         let lib = library(self.dir());
+        let rscript = self.r_config().rscript.clone();
         Box::pin(async move {
             admitted?;
             let now = chrono::Utc::now().timestamp_millis();
-            blocking(move || probe(msg.rscript.as_deref(), &lib, &msg.requirements, now)).await
+            blocking(move || probe(rscript.as_deref(), &lib, &msg.requirements, now)).await
         })
     }
 }
@@ -52,8 +52,6 @@ impl Handler<CheckRequirements> for ProjectActor {
 #[derive(Debug, Clone, Message)]
 #[rtype(result = "Result<PrepareOutcome, ActorError>")]
 pub struct PrepareRequirements {
-    pub rscript: Option<PathBuf>,
-    pub repos: Repos,
     pub requirements: Vec<Requirement>,
     pub change_id: String,
     pub digest: InputDigest,
@@ -69,7 +67,7 @@ enum Plan {
     },
 }
 
-fn plan(msg: &PrepareRequirements, first: &Probe) -> Result<Plan, ActorError> {
+fn plan(msg: &PrepareRequirements, configured: &Repos, first: &Probe) -> Result<Plan, ActorError> {
     if !first.complete {
         return Err(ActorError::Unavailable {
             missing: vec![],
@@ -93,7 +91,7 @@ fn plan(msg: &PrepareRequirements, first: &Probe) -> Result<Plan, ActorError> {
     sources.sort();
     sources.dedup();
     for s in sources {
-        let urls = msg.repos.for_source(s);
+        let urls = configured.for_source(s);
         if urls.is_empty() && unmet.iter().any(|p| p.requirement.source == s) {
             return Err(ActorError::Unavailable {
                 missing: vec![],
@@ -128,11 +126,13 @@ impl Handler<PrepareRequirements> for ProjectActor {
         let child = self.children().get_or_new::<RequirementsEntity>(pid);
         let journal = self.journal().clone();
         let lib = library(self.dir());
+        let r = self.r_config().clone();
         let (change_id, digest) = (msg.change_id.clone(), msg.digest);
         let first = {
             let child = child.clone();
             let msg = msg.clone();
             let lib = lib.clone();
+            let r = r.clone();
             async move {
                 let known = child
                     .send(Query::<RequirementsEntity, _> {
@@ -144,10 +144,10 @@ impl Handler<PrepareRequirements> for ProjectActor {
                 if let Some(done) = known.reply? {
                     return Ok(Plan::Done(Box::new(done)));
                 }
-                let (rs, reqs) = (msg.rscript.clone(), msg.requirements.clone());
+                let (rs, reqs) = (r.rscript.clone(), msg.requirements.clone());
                 let now = chrono::Utc::now().timestamp_millis();
                 let first = blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;
-                plan(&msg, &first)
+                plan(&msg, &r.repos, &first)
             }
         };
         Box::pin(first.into_actor(self).then(move |res, act, _| {
@@ -185,14 +185,14 @@ impl Handler<PrepareRequirements> for ProjectActor {
                 let outcome = match done {
                     Some(d) => d,
                     None => {
-                        let rscript = msg
+                        let rscript = r
                             .rscript
                             .clone()
                             .ok_or_else(|| ActorError::unavailable("no Rscript is available"))?;
                         let (l, p) = (lib.clone(), attempted.clone());
                         let ran = blocking(move || install(&rscript, &l, &repos, &p)).await?;
                         let reqs = msg.requirements.clone();
-                        let rs = msg.rscript.clone();
+                        let rs = r.rscript.clone();
                         let now = chrono::Utc::now().timestamp_millis();
                         let recheck =
                             blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;

@@ -70,6 +70,11 @@ pub fn disk_code(
     Ok((normalized, code))
 }
 
+/// An `operationId` the Core Host can name its record folder after (the Host's own rule).
+pub fn operation_id(id: &str) -> Result<(), String> {
+    rho_kernels::host::paths::check_operation_id(id)
+}
+
 /// The file name the code is frozen under: the script's own name when it is plain, else `script.R`.
 pub fn script_name(path: &str) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);

@@ -1,5 +1,5 @@
 //! Talking to a project's Core Host (blocking; run on blocking threads): deliver, look up, wait,
-//! cancel, and which Hosts this service started (only those are stopped at service shutdown).
+//! cancel, and which Hosts a service started (only those are stopped at its shutdown).
 
 use super::entity::Observation;
 use super::model::*;
@@ -7,7 +7,7 @@ use rho_kernels::host::client::{self, HostClientError};
 use rho_kernels::host::proto::{self, HostErrorCode, HostRecord, HostReply, HostRequest, RunState};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Bound of one request to a Host (seed: Core observation 20 s).
@@ -17,15 +17,19 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// One long poll of `Wait`.
 pub const WAIT_POLL: Duration = Duration::from_secs(30);
 
-/// Hosts this service started, by project folder -> pid.
-static OWNED: Mutex<BTreeMap<PathBuf, u32>> = Mutex::new(BTreeMap::new());
+/// The Hosts one service started, by project folder -> pid (a clone is the same set): only
+/// those are stopped at that service's shutdown.
+#[derive(Debug, Clone, Default)]
+pub struct OwnedHosts(Arc<Mutex<BTreeMap<PathBuf, u32>>>);
 
-/// Hosts this service started and that may still run.
-pub fn owned_hosts() -> Vec<(PathBuf, u32)> {
-    OWNED
-        .lock()
-        .map(|m| m.iter().map(|(p, pid)| (p.clone(), *pid)).collect())
-        .unwrap_or_default()
+impl OwnedHosts {
+    /// Hosts this service started and that may still run.
+    pub fn list(&self) -> Vec<(PathBuf, u32)> {
+        self.0
+            .lock()
+            .map(|m| m.iter().map(|(p, pid)| (p.clone(), *pid)).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// What the Host said about one run.
@@ -63,12 +67,17 @@ pub fn ask(project: &Path, request: &HostRequest, timeout: Duration) -> HostAnsw
     answer(client::request(project, request, timeout))
 }
 
-/// Starts the project's Host if none answers (remembering it as ours), then delivers `spec`.
-pub fn deliver(core: &Path, project: &Path, spec: proto::RunSpec) -> HostAnswer {
+/// Starts the project's Host if none answers (remembering it in `owned`), then delivers `spec`.
+pub fn deliver(
+    core: &Path,
+    project: &Path,
+    spec: proto::RunSpec,
+    owned: &OwnedHosts,
+) -> HostAnswer {
     match client::start(core, project, START_TIMEOUT) {
         Ok(started) => {
             if started.owned {
-                if let Ok(mut m) = OWNED.lock() {
+                if let Ok(mut m) = owned.0.lock() {
                     m.insert(project.to_path_buf(), started.pid);
                 }
             }
@@ -82,8 +91,9 @@ pub fn deliver(core: &Path, project: &Path, spec: proto::RunSpec) -> HostAnswer 
     )
 }
 
-/// Stops one Host this service started: its running runs get stop facts naming `shutdown`.
-pub fn shutdown(project: &Path) -> Result<Vec<HostRecord>, String> {
+/// Stops one Host this service started (one of `owned`): its running runs get stop facts
+/// naming `shutdown`.
+pub fn shutdown(project: &Path, owned: &OwnedHosts) -> Result<Vec<HostRecord>, String> {
     let res = client::request(
         project,
         &HostRequest::Shutdown {
@@ -91,7 +101,7 @@ pub fn shutdown(project: &Path) -> Result<Vec<HostRecord>, String> {
         },
         REQUEST_TIMEOUT + Duration::from_secs(10),
     );
-    if let Ok(mut m) = OWNED.lock() {
+    if let Ok(mut m) = owned.0.lock() {
         m.remove(project);
     }
     match res {

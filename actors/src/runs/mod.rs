@@ -10,6 +10,7 @@ pub mod export_msg;
 pub mod freeze;
 pub mod host;
 pub mod model;
+pub mod output;
 mod outputs;
 pub mod render;
 pub mod state_msgs;

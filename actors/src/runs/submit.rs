@@ -1,7 +1,6 @@
 //! `action.submit` of `r.execute` 0.2.0: identity first, then freeze, check, journal (`sending`),
 //! deliver to the project's Core Host, journal `sent`, and supervise until the run ends.
 
-use super::config::RConfig;
 use super::entity::RunEvent;
 use super::freeze::{self, FreezeLimits};
 use super::host::{self, HostAnswer};
@@ -13,9 +12,9 @@ use crate::files::messages::LoadResource;
 use crate::files::FilesError;
 use crate::project_actor::ProjectActor;
 use crate::requirements::Requirement;
+use crate::service_state::ServiceState;
 use actix::prelude::*;
 use std::path::PathBuf;
-use std::sync::Arc;
 use uuid::Uuid;
 
 /// Where the code comes from, as the edge parsed it.
@@ -34,7 +33,7 @@ pub enum ArgSource {
 
 /// A validated submission (shape, declarations and names already checked by the edge).
 #[derive(Debug, Clone, Message)]
-#[rtype(result = "Result<RunRecord, ActorError>")]
+#[rtype(result = "Result<Submitted, ActorError>")]
 pub struct SubmitRun {
     pub operation_id: String,
     pub script: ScriptSource,
@@ -45,7 +44,21 @@ pub struct SubmitRun {
     pub repair_of: Option<String>,
     /// The identity `(operationId, digest of the canonical request)` and the submitter.
     pub ctx: CommandContext,
-    pub config: Arc<RConfig>,
+    /// Every owner the submission needs is selected (r, requirements, documents for a buffer).
+    /// When not, a new identity is answered [`Submitted::Unselected`] and nothing is done; an
+    /// accepted identity still answers its original run.
+    pub owners_selected: bool,
+}
+
+/// What a submission answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Submitted {
+    /// The identity was accepted before (same input): its run as it stands now.
+    Original(RunRecord),
+    /// A new identity while an owner it needs is unselected: nothing was done.
+    Unselected,
+    /// Accepted now: delivered, or retained as not-sent.
+    New(RunRecord),
 }
 
 async fn blocking<T: Send + 'static>(
@@ -82,7 +95,7 @@ impl Handler<LatestVersion> for ProjectActor {
 }
 
 impl Handler<SubmitRun> for ProjectActor {
-    type Result = ResponseFuture<Result<RunRecord, ActorError>>;
+    type Result = ResponseFuture<Result<Submitted, ActorError>>;
 
     fn handle(&mut self, msg: SubmitRun, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
@@ -95,6 +108,8 @@ impl Handler<SubmitRun> for ProjectActor {
             max_file_bytes: l.resources.max_file_bytes,
         };
         let r_limits = l.r.clone();
+        let config = self.r_config().clone();
+        let state = self.service_state().clone();
         Box::pin(async move {
             let (op, digest) = msg
                 .ctx
@@ -110,12 +125,15 @@ impl Handler<SubmitRun> for ProjectActor {
                 .await
                 .map_err(mailbox)??
             {
-                return Ok(original);
+                return Ok(Submitted::Original(original));
             }
-            let core = msg.config.core.clone().ok_or_else(|| {
+            if !msg.owners_selected {
+                return Ok(Submitted::Unselected);
+            }
+            let core = config.core.clone().ok_or_else(|| {
                 ActorError::unavailable("no Core is selected for managed execution")
             })?;
-            let rscript = msg.config.rscript.clone().ok_or_else(|| ActorError::Unavailable {
+            let rscript = config.rscript.clone().ok_or_else(|| ActorError::Unavailable {
                 missing: vec![],
                 reason: "managed execution needs R: no Rscript was found (install R, or select one with --rscript / RHO_RSCRIPT)".into(),
             })?;
@@ -278,23 +296,28 @@ impl Handler<SubmitRun> for ProjectActor {
                 })
                 .await
                 .map_err(mailbox)??;
-            deliver(me, dir, accepted, r_limits).await
+            deliver(me, dir, accepted, r_limits, state)
+                .await
+                .map(Submitted::New)
         })
     }
 }
 
 /// Delivers a run journaled as `sending`, journals the outcome, starts supervision when sent.
+/// A Host it starts is remembered as the service's (`state.hosts`).
 pub(crate) async fn deliver(
     me: Addr<ProjectActor>,
     dir: PathBuf,
     run: RunRecord,
     limits: crate::limits::RLimits,
+    state: ServiceState,
 ) -> Result<RunRecord, ActorError> {
     let op = run.operation_id.clone();
     let spec = host::spec(&dir, &op, &run.plan, &limits);
     let core = PathBuf::from(&run.plan.core.path);
     let d = dir.clone();
-    let answer = tokio::task::spawn_blocking(move || host::deliver(&core, &d, spec))
+    let hosts = state.hosts.clone();
+    let answer = tokio::task::spawn_blocking(move || host::deliver(&core, &d, spec, &hosts))
         .await
         .map_err(|e| ActorError::internal(e.to_string()))?;
     let event = match answer {
@@ -317,7 +340,7 @@ pub(crate) async fn deliver(
     let sent = matches!(event, RunEvent::Observed { .. });
     let record = me.send(LearnRun { event }).await.map_err(mailbox)??;
     if sent && record.execution == Execution::Running {
-        super::supervise::watch(me, dir, op);
+        super::supervise::watch(me, dir, op, &state.watched);
     }
     Ok(record)
 }

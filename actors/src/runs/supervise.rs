@@ -14,7 +14,7 @@ use actix::prelude::*;
 use rho_kernels::host::proto::HostRequest;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// A refusal of cancel or retry: an ordinary refusal, or the caller may not act on this run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,8 +29,10 @@ fn mailbox(e: MailboxError) -> ActorError {
     ActorError::internal(e.to_string())
 }
 
-/// Runs being watched (project folder, operationId): one watcher each.
-static WATCHED: Mutex<BTreeSet<(PathBuf, String)>> = Mutex::new(BTreeSet::new());
+/// The runs one service watches (project folder, operationId): one watcher each (a clone is
+/// the same set).
+#[derive(Debug, Clone, Default)]
+pub struct Watched(Arc<Mutex<BTreeSet<(PathBuf, String)>>>);
 
 /// Asks the Host on a plain thread (not the runtime's blocking pool, which a stopping service
 /// would wait for while a long poll is pending).
@@ -50,10 +52,12 @@ async fn ask(dir: &Path, request: HostRequest, timeout: std::time::Duration) -> 
 }
 
 /// Watches one run until the Host reports its end (journaling what changes), or until no Host
-/// answers (then its execution is unknown).
-pub(crate) fn watch(me: Addr<ProjectActor>, dir: PathBuf, op: String) {
+/// answers (then its execution is unknown); a run that already has a watcher in `watched` is
+/// left to it.
+pub(crate) fn watch(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: &Watched) {
     let key = (dir.clone(), op.clone());
-    if let Ok(mut w) = WATCHED.lock() {
+    let watched = watched.clone();
+    if let Ok(mut w) = watched.0.lock() {
         if !w.insert(key.clone()) {
             return;
         }
@@ -102,7 +106,7 @@ pub(crate) fn watch(me: Addr<ProjectActor>, dir: PathBuf, op: String) {
                 break;
             }
         }
-        if let Ok(mut w) = WATCHED.lock() {
+        if let Ok(mut w) = watched.0.lock() {
             w.remove(&key);
         }
     });
@@ -119,6 +123,7 @@ impl Handler<RecoverRuns> for ProjectActor {
     fn handle(&mut self, _: RecoverRuns, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let watched = self.service_state().watched.clone();
         Box::pin(async move {
             let Ok(Ok(runs)) = me.send(ReadRuns { operation_id: None }).await else {
                 return;
@@ -156,7 +161,7 @@ impl Handler<RecoverRuns> for ProjectActor {
                 };
                 if let Ok(Ok(after)) = me.send(LearnRun { event }).await {
                     if after.execution == Execution::Running {
-                        watch(me.clone(), dir.clone(), op);
+                        watch(me.clone(), dir.clone(), op, &watched);
                     }
                 }
             }
@@ -178,6 +183,7 @@ impl Handler<ObserveRun> for ProjectActor {
     fn handle(&mut self, msg: ObserveRun, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let watched = self.service_state().watched.clone();
         Box::pin(async move {
             let op = msg.operation_id;
             let r = one_run(&me, &op).await?;
@@ -193,7 +199,7 @@ impl Handler<ObserveRun> for ProjectActor {
             )
             .await
             {
-                HostAnswer::Record(h) => Ok((observed(me, dir, op, &h).await?, true)),
+                HostAnswer::Record(h) => Ok((observed(me, dir, op, &h, &watched).await?, true)),
                 _ => Ok((r, false)),
             }
         })
@@ -206,6 +212,7 @@ async fn observed(
     dir: PathBuf,
     op: String,
     h: &rho_kernels::host::proto::HostRecord,
+    watched: &Watched,
 ) -> Result<RunRecord, ActorError> {
     let after = me
         .send(LearnRun {
@@ -217,7 +224,7 @@ async fn observed(
         .await
         .map_err(mailbox)??;
     if after.execution == Execution::Running {
-        watch(me, dir, op);
+        watch(me, dir, op, watched);
     }
     Ok(after)
 }
@@ -238,6 +245,7 @@ impl Handler<CancelRun> for ProjectActor {
     fn handle(&mut self, msg: CancelRun, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let watched = self.service_state().watched.clone();
         Box::pin(async move {
             let op = msg.operation_id;
             let r = one_run(&me, &op).await?;
@@ -267,7 +275,7 @@ impl Handler<CancelRun> for ProjectActor {
             )
             .await;
             match answer {
-                HostAnswer::Record(h) => Ok((observed(me, dir, op, &h).await?, true)),
+                HostAnswer::Record(h) => Ok((observed(me, dir, op, &h, &watched).await?, true)),
                 _ => Ok((one_run(&me, &op).await?, false)),
             }
         })
@@ -275,13 +283,12 @@ impl Handler<CancelRun> for ProjectActor {
 }
 
 /// `action.retry`: only the submitter; only a `not-sent` run is delivered again (with its
-/// frozen code and Core, refused when the selected Core changed).
+/// frozen code and Core, refused when the service's selected Core changed).
 #[derive(Message)]
 #[rtype(result = "Result<RunRecord, RunError>")]
 pub struct RetryRun {
     pub operation_id: String,
     pub ctx: CommandContext,
-    pub core: Option<CoreIdentity>,
 }
 
 impl Handler<RetryRun> for ProjectActor {
@@ -291,6 +298,8 @@ impl Handler<RetryRun> for ProjectActor {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
         let limits = self.config_limits().r.clone();
+        let core = self.r_config().core.clone();
+        let state = self.service_state().clone();
         Box::pin(async move {
             let op = msg.operation_id;
             let r = one_run(&me, &op).await?;
@@ -302,7 +311,7 @@ impl Handler<RetryRun> for ProjectActor {
             if r.delivery != Delivery::NotSent {
                 return Ok(r);
             }
-            if msg.core.as_ref() != Some(&r.plan.core) {
+            if core.as_ref() != Some(&r.plan.core) {
                 return Err(RunError::Actor(ActorError::conflict(format!(
                     "the run was accepted for the Core {} (sha256 {}); the selected Core differs, so it is not delivered",
                     r.plan.core.path, r.plan.core.sha256
@@ -318,7 +327,7 @@ impl Handler<RetryRun> for ProjectActor {
             if sending.delivery != Delivery::Sending {
                 return Ok(sending);
             }
-            Ok(super::submit::deliver(me, dir, sending, limits).await?)
+            Ok(super::submit::deliver(me, dir, sending, limits, state).await?)
         })
     }
 }

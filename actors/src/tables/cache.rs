@@ -36,33 +36,43 @@ impl Entry {
     }
 }
 
-static CACHE: Mutex<Vec<Arc<Entry>>> = Mutex::new(Vec::new());
+/// The few most recently read tables of one service (a clone is the same cache).
+#[derive(Clone, Default)]
+pub struct TableCache(Arc<Mutex<Vec<Arc<Entry>>>>);
 
-fn cache() -> std::sync::MutexGuard<'static, Vec<Arc<Entry>>> {
-    CACHE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// The cached entry of `key`, if any (and marks it recently used).
-pub fn get(key: &str) -> Option<Arc<Entry>> {
-    let mut c = cache();
-    let i = c.iter().position(|e| e.key == key)?;
-    let e = c.remove(i);
-    c.push(e.clone());
-    Some(e)
-}
-
-/// Caches a freshly read table.
-pub fn put(key: String, table: Table) -> Arc<Entry> {
-    let e = Arc::new(Entry {
-        key,
-        table: Arc::new(table),
-        orders: Mutex::new(Vec::new()),
-    });
-    let mut c = cache();
-    c.retain(|o| o.key != e.key);
-    if c.len() >= TABLES {
-        c.remove(0);
+impl std::fmt::Debug for TableCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableCache").finish_non_exhaustive()
     }
-    c.push(e.clone());
-    e
+}
+
+impl TableCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Entry>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The cached entry of `key`, if any (and marks it recently used).
+    pub fn get(&self, key: &str) -> Option<Arc<Entry>> {
+        let mut c = self.lock();
+        let i = c.iter().position(|e| e.key == key)?;
+        let e = c.remove(i);
+        c.push(e.clone());
+        Some(e)
+    }
+
+    /// Caches a freshly read table.
+    pub fn put(&self, key: String, table: Table) -> Arc<Entry> {
+        let e = Arc::new(Entry {
+            key,
+            table: Arc::new(table),
+            orders: Mutex::new(Vec::new()),
+        });
+        let mut c = self.lock();
+        c.retain(|o| o.key != e.key);
+        if c.len() >= TABLES {
+            c.remove(0);
+        }
+        c.push(e.clone());
+        e
+    }
 }

@@ -1,6 +1,6 @@
 //! Loading one resource version as a validated typed table, through the table cache.
 
-use super::cache::{self, Entry};
+use super::cache::Entry;
 use super::read;
 use super::schema::Schema;
 use super::TablesError;
@@ -33,8 +33,10 @@ pub(crate) fn read_table(
     version: u64,
     bounds: TableBounds,
 ) -> impl Future<Output = Result<(ResourceRecord, Arc<Entry>), TablesError>> {
-    let loading = load(act, id, version, bounds.max_file_bytes, |rec| {
-        key(rec).is_some_and(|k| cache::get(&k).is_some())
+    let cache = act.service_state().tables.clone();
+    let probe = cache.clone();
+    let loading = load(act, id, version, bounds.max_file_bytes, move |rec| {
+        key(rec).is_some_and(|k| probe.get(&k).is_some())
     });
     let dir = act.dir().to_path_buf();
     async move {
@@ -48,7 +50,7 @@ pub(crate) fn read_table(
         let schema = Schema::from_decl(&decl)?;
         let k = key(&rec).unwrap_or_default();
         if bytes.is_none() {
-            if let Some(e) = cache::get(&k) {
+            if let Some(e) = cache.get(&k) {
                 return Ok((rec, e));
             }
         }
@@ -60,7 +62,7 @@ pub(crate) fn read_table(
                 None => store::load_version(&dir, &path, &facts, bounds.max_file_bytes)?,
             };
             let table = read::read(&schema, &bytes, bounds.max_rows)?;
-            Ok::<_, TablesError>(cache::put(k, table))
+            Ok::<_, TablesError>(cache.put(k, table))
         })
         .await
         .map_err(|e| TablesError::from(ActorError::internal(e.to_string())))??;

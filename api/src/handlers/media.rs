@@ -1,11 +1,12 @@
-//! Owner Media over HTTP: `media.describe`, from the exact bytes Files reads (stale versions refused there).
+//! Owner Media over HTTP: `media.describe`, one message; the owner reads the exact bytes through Files (stale versions refused there).
 
-use super::data::{load_bytes, need};
-use super::{spec, Services};
+use super::data::{files_error, need, project, resource_id};
+use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::media::contract::{DescribeReply, DescribeRequest};
-use rho_actors::media::{describe, MediaError};
+use rho_actors::media::describe_msg::DescribeMedia;
+use rho_actors::media::MediaError;
 use rho_actors::owners::Owner;
 use std::sync::Arc;
 
@@ -19,11 +20,16 @@ pub(super) async fn facts(
     resource: &str,
     version: u64,
 ) -> Result<Result<DescribeReply, MediaError>, ApiError> {
-    let (rec, bytes) = load_bytes(s, ctx, project_id, resource, version).await?;
-    let declared = rec.facts.media.map(|m| m.format);
-    tokio::task::spawn_blocking(move || describe(&bytes, declared.as_deref()))
-        .await
-        .map_err(ApiError::internal)
+    let id = resource_id(resource)?;
+    let p = project(s, ctx, project_id).await?;
+    p.send(DescribeMedia {
+        id,
+        version,
+        max_file_bytes: s.limits.resources.max_file_bytes,
+    })
+    .await
+    .map_err(mailbox)?
+    .map_err(files_error)
 }
 
 pub(super) fn register(

@@ -51,8 +51,6 @@ pub struct Services {
     pub events: EventBus,
     /// The service's own URL (`http://127.0.0.1:PORT`), for links it mints.
     pub url: String,
-    /// The R runtime of this run (Rscript, repositories, Core); see [`Services::with_r`].
-    pub r: Arc<rho_actors::runs::config::RConfig>,
     /// Agent access (grants, connection files, client CLIs); `None`: session.* is unavailable.
     pub agent: Option<Addr<AgentAccess>>,
     fixed: std::sync::OnceLock<Fixed>,
@@ -81,16 +79,9 @@ impl Services {
             limits,
             events,
             url,
-            r: Arc::default(),
             agent: None,
             fixed: std::sync::OnceLock::new(),
         }
-    }
-
-    /// The same services with this R runtime.
-    pub fn with_r(mut self, r: rho_actors::runs::config::RConfig) -> Self {
-        self.r = Arc::new(r);
-        self
     }
 
     /// With Agent access set up (the actor of this service run).

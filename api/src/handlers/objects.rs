@@ -1,11 +1,11 @@
-//! Owner R's `object.read` over HTTP: the snapshot's exact bytes through Files, then a pointer selection; never starts R.
+//! Owner R's `object.read` over HTTP: one message; the owner selects from the snapshot's exact bytes; never starts R.
 
-use super::data::{load_bytes, need};
-use super::{spec, Services};
+use super::data::{files_error, need, project, resource_id};
+use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::objects::contract::ObjectReadRequest;
-use rho_actors::objects::snapshot::select;
+use rho_actors::objects::read_msg::ReadObject;
 use rho_actors::objects::ObjectError;
 use rho_actors::owners::Owner;
 use std::sync::Arc;
@@ -30,20 +30,20 @@ pub(super) fn register(
             let s = s.clone();
             async move {
                 need(&s, Owner::R)?;
-                let (_, bytes) = load_bytes(
-                    &s,
-                    &ctx,
-                    &req.project_id,
-                    &req.resource.id,
-                    req.resource.version,
-                )
-                .await?;
-                let pointer = req.pointer.unwrap_or_default();
-                let max = s.limits.resources.max_read_bytes;
-                tokio::task::spawn_blocking(move || select(&bytes, &pointer, max))
-                    .await
-                    .map_err(ApiError::internal)?
-                    .map_err(object_error)
+                let id = resource_id(&req.resource.id)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                let r = &s.limits.resources;
+                p.send(ReadObject {
+                    id,
+                    version: req.resource.version,
+                    pointer: req.pointer.unwrap_or_default(),
+                    max_file_bytes: r.max_file_bytes,
+                    max_read_bytes: r.max_read_bytes,
+                })
+                .await
+                .map_err(mailbox)?
+                .map_err(files_error)?
+                .map_err(object_error)
             }
         },
     )?;

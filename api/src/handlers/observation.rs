@@ -1,11 +1,12 @@
-//! `observation.snapshot`: current facts with the event cursor they correspond to.
+//! `observation.snapshot`: current facts with the event cursor they correspond to (one message for the service's and the project's facts).
 
 use super::{mailbox, project_id, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::service::{DescribeProject, ListProjects};
+use rho_actors::observe::{ProjectSnapshot, Snapshot};
 use rho_actors::service_contract::SnapshotRequest;
+use rho_actors::tables::selection::SelectionScope;
 use serde_json::json;
 use std::sync::Arc;
 
@@ -24,6 +25,15 @@ pub(super) fn register(
     Ok(())
 }
 
+/// Whether `scope` reaches the project `id` in `dir`.
+fn in_scope(scope: &Scope, id: uuid::Uuid, dir: &std::path::Path) -> bool {
+    match scope {
+        Scope::All => true,
+        Scope::Project(p) => *p == id,
+        Scope::Folder(f) => dir.starts_with(f),
+    }
+}
+
 async fn snapshot(
     s: &Services,
     ctx: &Ctx,
@@ -32,96 +42,70 @@ async fn snapshot(
     // The cursor is taken before the facts: an event after it is delivered on resume, so no
     // change can fall between the snapshot and the stream.
     let cursor = s.events.current_cursor();
-    let listing = s.service.send(ListProjects).await.map_err(mailbox)?;
-    let in_scope = |id: uuid::Uuid, dir: &std::path::Path| match &ctx.scope {
-        Scope::All => true,
-        Scope::Project(p) => *p == id,
-        Scope::Folder(f) => dir.starts_with(f),
-    };
     let requested = match (&req.project_id, &ctx.scope) {
         (Some(text), _) => Some(project_id("projectId", text)?),
         (None, Scope::Project(p)) => Some(*p),
         (None, _) => None,
     };
+    let scope = ctx.scope.clone();
+    let facts = s
+        .service
+        .send(Snapshot {
+            project: requested,
+            in_scope: Box::new(move |id, dir| in_scope(&scope, id, dir)),
+        })
+        .await
+        .map_err(mailbox)??;
     let mut doc = json!({
         "cursor": cursor,
         "activity": [],
         "agents": [],
     });
-    match requested {
-        Some(id) => {
-            let Some(row) = listing
-                .iter()
-                .find(|p| p.id == id && in_scope(p.id, &p.dir))
-            else {
-                return Err(ApiError::not_found("project"));
-            };
-            let project = match s
-                .service
-                .send(DescribeProject { id })
-                .await
-                .map_err(mailbox)?
-            {
-                Ok((info, entity)) => {
-                    let addr = s
-                        .service
-                        .send(rho_actors::service::GetProject { id })
-                        .await
-                        .map_err(mailbox)??;
-                    let docs = addr
-                        .send(rho_actors::documents::handlers::ListDocuments)
-                        .await
-                        .map_err(mailbox)??;
-                    let runs = addr
-                        .send(rho_actors::runs::state_msgs::ReadRuns { operation_id: None })
-                        .await
-                        .map_err(mailbox)??;
-                    json!({
-                        "id": id.to_string(), "name": info.name, "path": row.dir,
-                        "available": true, "version": entity.version,
-                        "settings": entity.settings,
-                        "runs": runs.iter().map(|r| rho_actors::runs::render::record(r, false)).collect::<Vec<_>>(),
-                        "documents": docs.iter().map(|d| json!({
-                            "id": d.id, "path": d.path, "version": d.version, "open": d.open,
-                            "dirty": d.dirty, "diskDigest": d.disk_digest, "length": d.length,
-                        })).collect::<Vec<_>>(),
-                    })
-                }
+    match (requested, facts.project) {
+        (
+            Some(id),
+            Some(ProjectSnapshot {
+                listing: row,
+                facts,
+                selections,
+            }),
+        ) => {
+            doc["project"] = match facts {
+                Ok(f) => json!({
+                    "id": id.to_string(), "name": f.entity.name, "path": row.dir,
+                    "available": true, "version": f.entity.version,
+                    "settings": f.entity.settings,
+                    "runs": f.runs.iter().map(|r| rho_actors::runs::render::record(r, false)).collect::<Vec<_>>(),
+                    "documents": f.documents.iter().map(|d| json!({
+                        "id": d.id, "path": d.path, "version": d.version, "open": d.open,
+                        "dirty": d.dirty, "diskDigest": d.disk_digest, "length": d.length,
+                    })).collect::<Vec<_>>(),
+                }),
                 Err(e) => json!({
                     "id": id.to_string(), "name": row.name, "path": row.dir,
                     "available": false, "reason": e.to_string(), "runs": [],
                 }),
             };
-            doc["project"] = project;
+            // The agent owner's facts, rendered with the grant store this edge holds.
             super::agent_facts::fill(s, id, &mut doc).await;
-            if let Ok(addr) = s
-                .service
-                .send(rho_actors::service::GetProject { id })
-                .await
-                .map_err(mailbox)?
-            {
-                if let Ok(Ok(sel)) = addr
-                    .send(rho_actors::tables::selection::ListSelections)
-                    .await
-                {
-                    doc["project"]["selections"] = sel
-                        .iter()
-                        .map(|x| {
-                            let (scope, holder) = match &x.scope {
-                                rho_actors::tables::selection::SelectionScope::Caller(c) => ("caller", Some(c)),
-                                rho_actors::tables::selection::SelectionScope::View(v) => ("view", Some(v)),
-                                rho_actors::tables::selection::SelectionScope::Shared => ("shared", None),
-                            };
-                            json!({"scope": scope, "holder": holder, "namespace": x.namespace, "keys": x.keys, "version": x.version, "principal": x.principal})
-                        })
-                        .collect();
-                }
+            if let Some(sel) = selections {
+                doc["project"]["selections"] = sel
+                    .iter()
+                    .map(|x| {
+                        let (scope, holder) = match &x.scope {
+                            SelectionScope::Caller(c) => ("caller", Some(c)),
+                            SelectionScope::View(v) => ("view", Some(v)),
+                            SelectionScope::Shared => ("shared", None),
+                        };
+                        json!({"scope": scope, "holder": holder, "namespace": x.namespace, "keys": x.keys, "version": x.version, "principal": x.principal})
+                    })
+                    .collect();
             }
         }
-        None => {
-            doc["projects"] = listing
+        _ => {
+            doc["projects"] = facts
+                .projects
                 .iter()
-                .filter(|p| in_scope(p.id, &p.dir))
                 .map(|p| json!({"id": p.id.to_string(), "name": p.name, "path": p.dir, "available": p.available, "reason": p.reason}))
                 .collect();
         }

@@ -48,10 +48,7 @@ pub(super) fn register(
                 let requirements = declarations(&req.requirements)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let probe = p
-                    .send(CheckRequirements {
-                        rscript: s.r.rscript.clone(),
-                        requirements,
-                    })
+                    .send(CheckRequirements { requirements })
                     .await
                     .map_err(mailbox)??;
                 Ok(probe.render())
@@ -76,8 +73,6 @@ pub(super) fn register(
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let outcome = p
                     .send(PrepareRequirements {
-                        rscript: s.r.rscript.clone(),
-                        repos: s.r.repos.clone(),
                         requirements,
                         change_id: req.change_id.clone(),
                         digest: input_digest(&req, "changeId"),

@@ -15,7 +15,7 @@ use rho_actors::runs::contract::{
 use rho_actors::runs::freeze;
 use rho_actors::runs::render;
 use rho_actors::runs::state_msgs::ReadRuns;
-use rho_actors::runs::submit::{ArgSource, ScriptSource, SubmitRun};
+use rho_actors::runs::submit::{ArgSource, ScriptSource, SubmitRun, Submitted};
 use rho_actors::runs::supervise::{CancelRun, ObserveRun, RetryRun, RunError};
 use rho_actors::runs::RunRecord;
 use serde_json::{json, Value};
@@ -39,8 +39,7 @@ fn need_execution(s: &Services, buffer: bool) -> Result<(), ApiError> {
 }
 
 fn check_op(id: &str) -> Result<(), ApiError> {
-    rho_kernels::host::paths::check_operation_id(id)
-        .map_err(|reason| ApiError::invalid(Some("operationId"), reason))
+    freeze::operation_id(id).map_err(|reason| ApiError::invalid(Some("operationId"), reason))
 }
 
 /// The one retained run a read names; anything else is one `not_found`.
@@ -155,6 +154,7 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
             ));
         }
     }
+    let buffer = matches!(input.script, ScriptInput::Buffer { .. });
     Ok(SubmitRun {
         operation_id: req.operation_id.clone(),
         script,
@@ -168,7 +168,7 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
             time_ms: chrono::Utc::now().timestamp_millis(),
             identity: Some((req.operation_id.clone(), input_digest(req, "operationId"))),
         },
-        config: s.r.clone(),
+        owners_selected: need_execution(s, buffer).is_ok(),
     })
 }
 
@@ -186,19 +186,13 @@ pub(super) fn register(
                 let msg = lift(&req, &s, &ctx)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
                 // An accepted identity answers its original record even with owners unselected.
-                let known = p
-                    .send(rho_actors::runs::state_msgs::CheckRunIdentity {
-                        operation_id: req.operation_id.clone(),
-                        digest: input_digest(&req, "operationId"),
-                    })
-                    .await
-                    .map_err(mailbox)??;
-                if let Some(r) = known {
-                    return Ok(render::record(&r, false));
+                match p.send(msg).await.map_err(mailbox)?? {
+                    Submitted::Original(r) => Ok(render::record(&r, false)),
+                    Submitted::Unselected => need_execution(&s, buffer).and(Err(
+                        ApiError::internal("an unselected submission was refused"),
+                    )),
+                    Submitted::New(r) => delivered(&r),
                 }
-                need_execution(&s, buffer)?;
-                let r = p.send(msg).await.map_err(mailbox)??;
-                delivered(&r)
             }
         },
     )?;
@@ -262,7 +256,6 @@ pub(super) fn register(
                         time_ms: chrono::Utc::now().timestamp_millis(),
                         identity: None,
                     },
-                    core: s.r.core.clone(),
                 })
                 .await
                 .map_err(mailbox)?

@@ -1,4 +1,4 @@
-//! `action.output`: one page of a run's captured stream, read from the Host's log file (never starts a Host).
+//! `action.output`: check the stream and page bound, send one message, render the page as base64.
 
 use super::data::project;
 use super::{mailbox, Services};
@@ -6,16 +6,15 @@ use crate::envelope::ApiError;
 use crate::ops::Ctx;
 use base64::Engine;
 use rho_actors::runs::contract::OutputRequest;
-use rho_actors::runs::state_msgs::ReadRuns;
+use rho_actors::runs::output::{ReadRunOutput, Stream};
 use serde_json::{json, Value};
-use std::io::{Read, Seek, SeekFrom};
 
 /// `{bytes (base64), nextOffset, truncated, size}`; `truncated` is the Host's flag that the
 /// stream wrote more than `r.maxLogBytes` (the head is kept).
 pub(super) async fn output(s: &Services, ctx: &Ctx, req: OutputRequest) -> Result<Value, ApiError> {
-    let stdout = match req.stream.as_str() {
-        "stdout" => true,
-        "stderr" => false,
+    let stream = match req.stream.as_str() {
+        "stdout" => Stream::Stdout,
+        "stderr" => Stream::Stderr,
         _ => {
             return Err(ApiError::invalid(
                 Some("stream"),
@@ -30,62 +29,21 @@ pub(super) async fn output(s: &Services, ctx: &Ctx, req: OutputRequest) -> Resul
     }
     let offset = req.offset.unwrap_or(0);
     let p = project(s, ctx, &req.project_id).await?;
-    let run = p
-        .send(ReadRuns {
-            operation_id: Some(req.operation_id.clone()),
+    let page = p
+        .send(ReadRunOutput {
+            operation_id: req.operation_id,
+            stream,
+            offset,
+            max,
         })
         .await
-        .map_err(mailbox)??
-        .pop()
-        .ok_or_else(|| ApiError::not_found("run"))?;
-    let dir = p
-        .send(rho_actors::project_actor::Status)
-        .await
-        .map_err(mailbox)?
-        .dir;
-    let path = if stdout {
-        rho_kernels::host::paths::stdout_path(&dir, &run.operation_id)
-    } else {
-        rho_kernels::host::paths::stderr_path(&dir, &run.operation_id)
-    };
-    let truncated = if stdout {
-        run.stdout.truncated
-    } else {
-        run.stderr.truncated
-    };
-    let (bytes, size) = tokio::task::spawn_blocking(move || read_page(&path, offset, max))
-        .await
-        .map_err(ApiError::internal)?
-        .map_err(ApiError::internal)?;
+        .map_err(mailbox)??;
     Ok(json!({
-        "bytes": base64::engine::general_purpose::STANDARD.encode(&bytes),
+        "bytes": base64::engine::general_purpose::STANDARD.encode(&page.bytes),
         "encoding": "base64",
         "offset": offset,
-        "nextOffset": offset + bytes.len() as u64,
-        "size": size,
-        "truncated": truncated,
+        "nextOffset": offset + page.bytes.len() as u64,
+        "size": page.size,
+        "truncated": page.truncated,
     }))
-}
-
-/// At most `max` bytes from `offset`, and the file's size (a missing log is empty).
-pub(crate) fn read_page(
-    path: &std::path::Path,
-    offset: u64,
-    max: u64,
-) -> Result<(Vec<u8>, u64), String> {
-    let mut f = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), 0)),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    let size = f.metadata().map_err(|e| e.to_string())?.len();
-    if offset >= size {
-        return Ok((Vec::new(), size));
-    }
-    f.seek(SeekFrom::Start(offset)).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    f.take(max)
-        .read_to_end(&mut out)
-        .map_err(|e| e.to_string())?;
-    Ok((out, size))
 }
