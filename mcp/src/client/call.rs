@@ -10,12 +10,12 @@ use rmcp::ServiceError;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::budget::Budget;
-use crate::handler::Progress;
-use crate::mrtr::{with_input_rounds, MAX_INPUT_ROUNDS};
-use crate::render::{render_result, ImageAsset};
-use crate::runtime::{mark_failed, LiveServer, McpRuntime};
-use crate::schema::{check_output, OutputContractError};
+use crate::client::budget::Budget;
+use crate::client::handler::Progress;
+use crate::client::mrtr::{with_input_rounds, MAX_INPUT_ROUNDS};
+use crate::client::render::{render_result, ImageAsset};
+use crate::client::runtime::{mark_failed, LiveServer, McpRuntime};
+use crate::client::schema::{check_output, OutputContractError};
 
 /// What the caller supplies with a call.
 #[derive(Debug, Clone, Default)]
@@ -125,7 +125,7 @@ impl McpRuntime {
                 .await
             {
                 Err(CallError::AuthChallenge { server, challenge })
-                    if rounds < crate::oauth::MAX_AUTH_ROUNDS =>
+                    if rounds < crate::client::oauth::MAX_AUTH_ROUNDS =>
                 {
                     rounds += 1;
                     self.step_up(&server, &challenge).await?;
@@ -143,22 +143,23 @@ impl McpRuntime {
         let live = self
             .server(server)
             .ok_or_else(|| unavailable("it is not running".to_owned()))?;
-        let crate::config::TransportConfig::StreamableHttp(http) = &live.config.transport else {
+        let crate::client::config::TransportConfig::StreamableHttp(http) = &live.config.transport
+        else {
             return Err(unavailable(
                 "it asked for authorization over stdio".to_owned(),
             ));
         };
-        if !crate::http::uses_oauth(http) {
+        if !crate::client::http::uses_oauth(http) {
             return Err(unavailable(
                 "it refused the configured credentials".to_owned(),
             ));
         }
         let oauth_cfg = http.oauth.clone().unwrap_or_default();
         let opts = &self.options().connect;
-        crate::oauth::step_up(http, &oauth_cfg, server, &opts.oauth, challenge)
+        crate::client::oauth::step_up(http, &oauth_cfg, server, &opts.oauth, challenge)
             .await
             .map_err(|e| unavailable(e.to_string()))?;
-        let session = crate::connect::connect_shared(
+        let session = crate::client::connect::connect_shared(
             &live.config,
             opts,
             live.progress.clone(),
@@ -166,7 +167,7 @@ impl McpRuntime {
         )
         .await
         .map_err(|e| unavailable(e.to_string()))?;
-        crate::runtime::replace_session(live, session).await;
+        crate::client::runtime::replace_session(live, session).await;
         Ok(())
     }
 
@@ -259,7 +260,7 @@ pub(crate) async fn send_once(
     progress: Option<mpsc::UnboundedSender<Progress>>,
 ) -> Result<ServerResult, CallError> {
     let mut opts = PeerRequestOptions::no_options();
-    opts.meta = crate::mrtr::request_meta(live);
+    opts.meta = crate::client::mrtr::request_meta(live);
     let handle = live
         .peer()
         .send_request_with_option(request, opts)

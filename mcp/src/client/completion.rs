@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Reference};
 
-use crate::runtime::McpRuntime;
+use crate::client::runtime::McpRuntime;
 
 /// How long a suggestion may take before the palette stays empty.
 pub const COMPLETION_TIMEOUT: Duration = Duration::from_secs(5);

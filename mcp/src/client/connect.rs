@@ -8,13 +8,13 @@ use rmcp::model::{Prompt, ProtocolVersion, Resource, ResourceTemplate, ServerPee
 use rmcp::service::{RoleClient, RunningService};
 use tokio::sync::mpsc;
 
-use crate::config::{ServerConfig, TransportConfig};
-use crate::env::MissingEnv;
-use crate::eras::Era;
-use crate::handler::{HandlerOptions, ListChanged, ProgressRoutes, RhoClient};
-use crate::handshake::{attempt, auto_mode, discovery_error, legacy_mode, Failure};
-use crate::inflight::InFlight;
-use crate::stdio::{SpawnError, StdioChild};
+use crate::client::config::{ServerConfig, TransportConfig};
+use crate::client::env::MissingEnv;
+use crate::client::eras::Era;
+use crate::client::handler::{HandlerOptions, ListChanged, ProgressRoutes, RhoClient};
+use crate::client::handshake::{attempt, auto_mode, discovery_error, legacy_mode, Failure};
+use crate::client::inflight::InFlight;
+use crate::client::stdio::{SpawnError, StdioChild};
 
 /// The modern, stateless protocol revision.
 pub const MODERN: &str = "2026-07-28";
@@ -31,11 +31,11 @@ pub struct ConnectOptions {
     /// The session workspace, advertised as the one root.
     pub workspace: Option<PathBuf>,
     /// Responder, model and ledger of this run (absent ones declare nothing).
-    pub policies: crate::policy::Policies,
+    pub policies: crate::client::policy::Policies,
     /// Where detected eras are remembered (none: always probe).
-    pub eras: Option<crate::eras::EraStore>,
+    pub eras: Option<crate::client::eras::EraStore>,
     /// Credential store and how this run may authorize.
-    pub oauth: crate::oauth::OAuthOptions,
+    pub oauth: crate::client::oauth::OAuthOptions,
 }
 
 impl Default for ConnectOptions {
@@ -44,9 +44,9 @@ impl Default for ConnectOptions {
             startup_budget: Duration::from_secs(120),
             shutdown_grace: Duration::from_secs(3),
             workspace: std::env::current_dir().ok(),
-            policies: crate::policy::Policies::default(),
+            policies: crate::client::policy::Policies::default(),
             eras: None,
-            oauth: crate::oauth::OAuthOptions::default(),
+            oauth: crate::client::oauth::OAuthOptions::default(),
         }
     }
 }
@@ -84,16 +84,16 @@ pub enum ConnectError {
     },
     /// The HTTP entry cannot be used (URL, headers).
     #[error(transparent)]
-    Http(#[from] crate::http::HttpSetupError),
+    Http(#[from] crate::client::http::HttpSetupError),
     /// OAuth did not produce a usable token.
     #[error(transparent)]
-    OAuth(#[from] crate::oauth::OAuthError),
+    OAuth(#[from] crate::client::oauth::OAuthError),
 }
 
 /// Gate one's config half: `sampling = "ask"` in the selected config file (never a plugin).
 pub fn sampling_allowed(cfg: &ServerConfig) -> bool {
-    cfg.sampling == crate::config::SamplingPolicy::Ask
-        && matches!(cfg.source, crate::config::Source::Config)
+    cfg.sampling == crate::client::config::SamplingPolicy::Ask
+        && matches!(cfg.source, crate::client::config::Source::Config)
 }
 
 fn stderr_suffix(stderr: &str) -> String {
@@ -135,7 +135,7 @@ pub struct Session {
     /// The workspace advertised as the root.
     pub workspace: Option<PathBuf>,
     /// Responder, model and ledger of this run.
-    pub policies: crate::policy::Policies,
+    pub policies: crate::client::policy::Policies,
     child: Option<StdioChild>,
     shutdown_grace: Duration,
 }
@@ -239,11 +239,13 @@ pub(crate) async fn connect_shared(
         };
         match (&cfg.transport, challenge) {
             (TransportConfig::StreamableHttp(http), Some(ch))
-                if crate::http::uses_oauth(http) && auth_rounds < crate::oauth::MAX_AUTH_ROUNDS =>
+                if crate::client::http::uses_oauth(http)
+                    && auth_rounds < crate::client::oauth::MAX_AUTH_ROUNDS =>
             {
                 auth_rounds += 1;
                 let oauth_cfg = http.oauth.clone().unwrap_or_default();
-                crate::oauth::authorize(http, &oauth_cfg, &cfg.id, &opts.oauth, &ch).await?;
+                crate::client::oauth::authorize(http, &oauth_cfg, &cfg.id, &opts.oauth, &ch)
+                    .await?;
             }
             _ => break (child, started),
         }
@@ -290,7 +292,7 @@ pub(crate) async fn connect_shared(
     let listen = if info.protocol_version.as_str() >= MODERN {
         tokio::time::timeout(
             opts.startup_budget,
-            crate::refresh::open_listen(service.peer(), &info.capabilities, &cfg.id),
+            crate::client::refresh::open_listen(service.peer(), &info.capabilities, &cfg.id),
         )
         .await
         .ok()

@@ -13,13 +13,13 @@ use rmcp::model::{
 };
 use tokio::sync::mpsc;
 
-use crate::budget::Budget;
-use crate::call::{send_once, CallError};
-use crate::config::LogLevel;
-use crate::elicit::{elicit, result_json, Outcome};
-use crate::handler::{roots_result, Progress};
-use crate::runtime::LiveServer;
-use crate::sampling::sample;
+use crate::client::budget::Budget;
+use crate::client::call::{send_once, CallError};
+use crate::client::config::LogLevel;
+use crate::client::elicit::{elicit, result_json, Outcome};
+use crate::client::handler::{roots_result, Progress};
+use crate::client::runtime::LiveServer;
+use crate::client::sampling::sample;
 
 /// Input rounds per request before Rho gives up.
 pub const MAX_INPUT_ROUNDS: usize = 8;

@@ -7,10 +7,10 @@ use std::time::Duration;
 use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use rmcp::service::{Peer, RoleClient};
 
-use crate::config::{McpConfig, SamplingPolicy, ServerConfig};
-use crate::connect::{connect, ConnectOptions, Session};
-use crate::handler::{ListChanged, ProgressRoutes};
-use crate::registry::{describe, Registry};
+use crate::client::config::{McpConfig, SamplingPolicy, ServerConfig};
+use crate::client::connect::{connect, ConnectOptions, Session};
+use crate::client::handler::{ListChanged, ProgressRoutes};
+use crate::client::registry::{describe, Registry};
 
 /// Options for starting a runtime.
 #[derive(Debug, Clone)]
@@ -70,17 +70,17 @@ pub struct LiveServer {
     /// Progress routes.
     pub progress: ProgressRoutes,
     /// In-flight calls (shared with the handler).
-    pub inflight: crate::inflight::InFlight,
+    pub inflight: crate::client::inflight::InFlight,
     /// The workspace advertised as the one root.
     pub workspace: Option<std::path::PathBuf>,
     /// Responder, model and ledger of this run.
-    pub policies: crate::policy::Policies,
+    pub policies: crate::client::policy::Policies,
     /// Whether sampling is declared to this server.
     pub sampling_declared: bool,
     /// What the server declared.
     pub capabilities: rmcp::model::ServerCapabilities,
     /// Completion cache and single-flight gate.
-    pub completer: crate::completion::Completer,
+    pub completer: crate::client::completion::Completer,
     /// Mutable state.
     pub state: Mutex<LiveState>,
     /// Set once shutdown begins (late list refreshes are then expected to fail quietly).
@@ -119,7 +119,7 @@ impl LiveServer {
 
     /// True for the stateless 2026-07-28 era.
     pub fn is_modern(&self) -> bool {
-        self.protocol_version.as_str() >= crate::connect::MODERN
+        self.protocol_version.as_str() >= crate::client::connect::MODERN
     }
 
     /// The process group of a stdio server (for tests and diagnostics).
@@ -331,7 +331,7 @@ pub fn fence_instructions(server_id: &str, text: &str) -> String {
 pub fn sampling_declared(cfg: &ServerConfig, has_model: bool) -> bool {
     cfg.sampling == SamplingPolicy::Ask
         && has_model
-        && matches!(cfg.source, crate::config::Source::Config)
+        && matches!(cfg.source, crate::client::config::Source::Config)
 }
 
 fn live_server(
@@ -359,10 +359,10 @@ fn live_server(
         inflight: session.inflight.clone(),
         capabilities: session.info.capabilities.clone(),
         policies: session.policies.clone(),
-        sampling_declared: crate::connect::sampling_allowed(&config)
+        sampling_declared: crate::client::connect::sampling_allowed(&config)
             && session.policies.model.is_some()
             && session.policies.responder.is_some(),
-        completer: crate::completion::Completer::default(),
+        completer: crate::client::completion::Completer::default(),
         workspace: session.workspace.clone(),
         config,
         state: Mutex::new(state),
@@ -372,7 +372,10 @@ fn live_server(
     });
     spawn_watchers(&live, list_rx, live_list_tx, listen);
     if !live.is_modern() && live.config.transport.name() == "streamable_http" {
-        tokio::spawn(crate::refresh::ping_loop(Arc::downgrade(&live), ping));
+        tokio::spawn(crate::client::refresh::ping_loop(
+            Arc::downgrade(&live),
+            ping,
+        ));
     }
     live
 }
@@ -384,9 +387,12 @@ fn spawn_watchers(
     listen: Option<rmcp::service::Subscription>,
 ) {
     if let Some(sub) = listen {
-        tokio::spawn(crate::refresh::forward_listen(sub, list_tx));
+        tokio::spawn(crate::client::refresh::forward_listen(sub, list_tx));
     }
-    tokio::spawn(crate::refresh::watch_lists(Arc::downgrade(live), list_rx));
+    tokio::spawn(crate::client::refresh::watch_lists(
+        Arc::downgrade(live),
+        list_rx,
+    ));
 }
 
 /// Swaps in a re-established session (after an OAuth scope step-up): new peer, the old
