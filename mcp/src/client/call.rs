@@ -4,18 +4,18 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientRequest, JsonObject, ServerResult};
-use rmcp::service::PeerRequestOptions;
-use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::client::budget::Budget;
+pub use crate::client::errors::CallError;
 use crate::client::handler::Progress;
-use crate::client::mrtr::{with_input_rounds, MAX_INPUT_ROUNDS};
+use crate::client::live::LiveServer;
+use crate::client::mrtr::with_input_rounds;
 use crate::client::render::{render_result, ImageAsset};
-use crate::client::runtime::{mark_failed, LiveServer, McpRuntime};
-use crate::client::schema::{check_output, OutputContractError};
+use crate::client::runtime::McpRuntime;
+use crate::client::schema::check_output;
 
 /// What the caller supplies with a call.
 #[derive(Debug, Clone, Default)]
@@ -35,77 +35,6 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// The card's image.
     pub image: Option<ImageAsset>,
-}
-
-/// Why a call failed without a result.
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    /// No exported name matches.
-    #[error("no MCP tool is exported as `{0}`")]
-    UnknownTool(String),
-    /// The server withdrew the tool mid-session.
-    #[error("tool `{tool}` was withdrawn by MCP server `{server}` during this session")]
-    Withdrawn {
-        /// Server identity.
-        server: String,
-        /// Raw tool name.
-        tool: String,
-    },
-    /// The server is not running (failed to start, died, or its session ended).
-    #[error("MCP server `{server}` is not available: {reason}")]
-    Unavailable {
-        /// Server identity.
-        server: String,
-        /// Why.
-        reason: String,
-    },
-    /// The caller cancelled.
-    #[error("the call was cancelled")]
-    Cancelled,
-    /// The budget ran out (time spent waiting on a person does not count).
-    #[error("the call did not finish within {}s", .0.as_secs())]
-    Timeout(std::time::Duration),
-    /// The server answered with a JSON-RPC error.
-    #[error("MCP server `{server}` returned an error: {message}")]
-    Rpc {
-        /// Server identity.
-        server: String,
-        /// The error message.
-        message: String,
-    },
-    /// The result broke the tool's outputSchema.
-    #[error(transparent)]
-    Contract(#[from] OutputContractError),
-    /// A modern-era server needed input Rho did not give.
-    #[error("MCP server `{server}` needed input Rho did not give: {reason}")]
-    InputRefused {
-        /// Server identity.
-        server: String,
-        /// Why it was not given.
-        reason: String,
-    },
-    /// The server does not offer this prompt or resource, or is not a live server.
-    #[error("MCP server `{server}` does not offer {what}")]
-    NotOffered {
-        /// Server identity.
-        server: String,
-        /// What was asked for.
-        what: String,
-    },
-    /// The server answered 401/403 with a challenge (OAuth servers may step up and retry).
-    #[error("MCP server `{server}` refused the request for lack of authorization")]
-    AuthChallenge {
-        /// Server identity.
-        server: String,
-        /// The `WWW-Authenticate` value.
-        challenge: String,
-    },
-    /// The server kept asking for input.
-    #[error("MCP server `{server}` asked for input more than {MAX_INPUT_ROUNDS} times")]
-    TooManyInputRounds {
-        /// Server identity.
-        server: String,
-    },
 }
 
 impl McpRuntime {
@@ -226,92 +155,6 @@ async fn call_rounds(
     let mut params = CallToolRequestParams::new(tool.to_owned());
     params.arguments = arguments;
     with_input_rounds(live, params, progress, budget, cancel).await
-}
-
-/// Cancels the request on drop unless disarmed.
-struct CancelOnDrop {
-    live: Arc<LiveServer>,
-    id: Option<rmcp::model::RequestId>,
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(id) = self.id.take() {
-            let peer = self.live.peer();
-            let server = self.live.config.id.clone();
-            tokio::spawn(async move {
-                let p = rmcp::model::CancelledNotificationParam::new(
-                    Some(id),
-                    Some("cancelled by Rho (turn cancelled or call budget exceeded)".into()),
-                );
-                if let Err(e) = peer.notify_cancelled(p).await {
-                    tracing::debug!(target: "rho::mcp", server = %server, error = %e, "could not send cancellation");
-                }
-            });
-        }
-    }
-}
-
-/// Sends one request (with a progress token and, on modern servers, the `_meta` log level)
-/// and awaits its response; dropping the future sends the era's cancellation.
-pub(crate) async fn send_once(
-    live: &Arc<LiveServer>,
-    request: ClientRequest,
-    progress: Option<mpsc::UnboundedSender<Progress>>,
-) -> Result<ServerResult, CallError> {
-    let mut opts = PeerRequestOptions::no_options();
-    opts.meta = crate::client::mrtr::request_meta(live);
-    let handle = live
-        .peer()
-        .send_request_with_option(request, opts)
-        .await
-        .map_err(|e| service_error(live, e))?;
-    let token = handle.progress_token.clone();
-    if let Some(sink) = progress {
-        live.progress.add(token.clone(), sink);
-    }
-    let mut guard = CancelOnDrop {
-        live: Arc::clone(live),
-        id: Some(handle.id.clone()),
-    };
-    let result = handle.await_response().await;
-    guard.id = None;
-    // rmcp handles each notification on its own task, so a progress notification sent just
-    // before the response may be delivered just after it: keep the route open briefly.
-    let routes = live.progress.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-        routes.remove(&token);
-    });
-    result.map_err(|e| service_error(live, e))
-}
-
-/// Maps an rmcp error; a closed transport marks the server failed.
-pub(crate) fn service_error(live: &LiveServer, e: ServiceError) -> CallError {
-    if let Some(challenge) = e.auth_challenge() {
-        return CallError::AuthChallenge {
-            server: live.config.id.clone(),
-            challenge: challenge.to_owned(),
-        };
-    }
-    match e {
-        ServiceError::McpError(err) => CallError::Rpc {
-            server: live.config.id.clone(),
-            message: err.message.to_string(),
-        },
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-            let reason = "its session ended (the server exited or the connection closed)";
-            mark_failed(live, reason.to_owned());
-            CallError::Unavailable {
-                server: live.config.id.clone(),
-                reason: reason.to_owned(),
-            }
-        }
-        other => CallError::Rpc {
-            server: live.config.id.clone(),
-            message: other.to_string(),
-        },
-    }
 }
 
 /// Validates a non-error result against the tool's outputSchema (before any rewriting of

@@ -5,13 +5,13 @@ use rmcp::model::{Prompt, ProtocolVersion, Resource, ResourceTemplate, Tool};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 
 use crate::client::config::{ServerConfig, TransportConfig};
-use crate::client::connect::{ConnectError, ConnectOptions, MODERN};
 use crate::client::env::child_env_from_process;
 use crate::client::handler::RhoClient;
+use crate::client::session::{ConnectError, ConnectOptions, MODERN};
 use crate::client::stdio::{spawn, SpawnError, StdioChild};
 
 /// Legacy era: `logging/setLevel` once after the handshake, only to a server declaring
-/// logging. (Modern servers get the level per request in `_meta`; see `mrtr::request_meta`.)
+/// logging. (Modern servers get the level per request in `_meta`; see `request::request_meta`.)
 pub(crate) async fn apply_log_level(
     cfg: &ServerConfig,
     service: &RunningService<RoleClient, RhoClient>,
@@ -26,7 +26,7 @@ pub(crate) async fn apply_log_level(
         return;
     }
     #[allow(deprecated)]
-    let params = rmcp::model::SetLevelRequestParams::new(crate::client::mrtr::wire_level(level));
+    let params = rmcp::model::SetLevelRequestParams::new(crate::client::request::wire_level(level));
     #[allow(deprecated)]
     if let Err(e) = service.set_level(params).await {
         tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "logging/setLevel failed");

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rmcp::model::{GetPromptRequestParams, Prompt};
 use tokio_util::sync::CancellationToken;
 
-use crate::client::call::CallError;
+use crate::client::errors::CallError;
 use crate::client::mrtr::with_input_rounds;
 use crate::client::render::{cap, render_block, ImageKeeper};
 use crate::client::runtime::McpRuntime;

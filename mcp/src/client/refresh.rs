@@ -4,7 +4,7 @@
 use std::sync::{PoisonError, Weak};
 
 use crate::client::handler::ListChanged;
-use crate::client::runtime::{ListRx, LiveServer};
+use crate::client::live::{ListRx, LiveServer};
 
 /// Runs until the server's session ends, re-listing whatever the server says changed.
 pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
@@ -40,7 +40,7 @@ pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
                 live.refresh_budget.as_secs()
             ),
         };
-        crate::client::runtime::fail_and_close(&live, reason).await;
+        crate::client::live::fail_and_close(&live, reason).await;
         return;
     }
 }

@@ -4,7 +4,7 @@
 use rmcp::model::ReadResourceRequestParams;
 use tokio_util::sync::CancellationToken;
 
-use crate::client::call::CallError;
+use crate::client::errors::CallError;
 use crate::client::mrtr::with_input_rounds;
 use crate::client::render::{cap, decoded_len, human_size};
 use crate::client::runtime::McpRuntime;
