@@ -1,79 +1,16 @@
 //! Read-only inspection for `rho journal inspect`: never creates or modifies a file and never
 //! takes the lease. Uses the same scanner and classification as `Journal::open`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use uuid::Uuid;
 
 use crate::config::JournalConfig;
 use crate::error::JournalError;
 use crate::scan::{self, ScanMode};
+pub use crate::scan::{Problem, ProblemKind, SegmentInfo, SnapshotInfo};
 use crate::types::Record;
 use crate::watermark::Watermark;
-
-/// What kind of problem a scan found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProblemKind {
-    /// A damaged final write after a crash, above every watermark: `open` truncates it.
-    TornTail,
-    /// An incomplete final write while a live writer holds the lease (not damage).
-    InFlightTail,
-    /// Anything else: `open` refuses the journal.
-    Corruption,
-}
-
-/// The first problem of a journal.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    /// Classification.
-    pub kind: ProblemKind,
-    /// Segment number.
-    pub segment: u64,
-    /// Byte offset in the segment file.
-    pub offset: u64,
-    /// The seq expected at that point.
-    pub seq: u64,
-    /// Bytes from `offset` to the end of the file (for frame problems), else 0.
-    pub bytes: u64,
-    /// Human-readable reason.
-    pub reason: String,
-}
-
-/// One segment file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SegmentInfo {
-    /// Segment number.
-    pub number: u64,
-    /// First seq (header and file name agree).
-    pub first_seq: u64,
-    /// Project id of the header.
-    pub project_id: Uuid,
-    /// Writer epoch that created the segment.
-    pub epoch: u64,
-    /// The segment's random salt.
-    pub salt: u64,
-    /// Format version of the header.
-    pub format_version: u32,
-    /// File size in bytes.
-    pub bytes: u64,
-    /// Valid records found in it.
-    pub records: u64,
-    /// Path of the file.
-    pub path: PathBuf,
-}
-
-/// One snapshot file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SnapshotInfo {
-    /// Seq named by the file.
-    pub seq: u64,
-    /// Path of the file.
-    pub path: PathBuf,
-    /// File size.
-    pub bytes: u64,
-    /// `None` if valid, else why not.
-    pub problem: Option<String>,
-}
 
 /// The result of a read-only scan.
 #[derive(Clone, Debug)]

@@ -7,7 +7,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::thread::{JoinHandle, ThreadId};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use uuid::Uuid;
 
@@ -15,26 +14,16 @@ use crate::config::JournalConfig;
 use crate::error::JournalError;
 use crate::fsutil;
 use crate::header::{SegmentHeader, FORMAT_VERSION, HEADER_LEN};
-use crate::inspect::ProblemKind;
 use crate::reader::RecordIter;
-use crate::scan::{self, ScanMode};
+use crate::scan::{self, ProblemKind, ScanMode};
 use crate::snapshot;
 use crate::state::{lock, Mode, Shared, State};
 use crate::types::{
-    Assigned, DoneFn, NewRecord, OpenReport, TornTail, WaitFn, KIND_CLEAN_SHUTDOWN, KIND_OPENED,
+    now_ms, Assigned, DoneFn, NewRecord, OpenReport, TornTail, WaitFn, INTERNAL_PRINCIPAL,
+    KIND_CLEAN_SHUTDOWN, KIND_OPENED,
 };
 use crate::watermark::{self, Watermark};
 use crate::writer::{self, Writer};
-
-/// Principal of the journal's own records.
-pub(crate) const INTERNAL_PRINCIPAL: &str = "rho-journal";
-
-/// Unix time in milliseconds.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
 
 /// An open project journal with its single writer thread. `Send + Sync`; share it via `Arc`.
 pub struct Journal {

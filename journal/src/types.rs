@@ -1,4 +1,7 @@
-//! The public value types of the journal: entity references, records, batch results and reports.
+//! The public value types of the journal: entity references, records, batch results and reports,
+//! and the identity (kind, principal, clock) of the journal's own records.
+
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use uuid::Uuid;
 
@@ -6,6 +9,15 @@ use crate::error::JournalError;
 
 /// Entity kind of the journal's own records (entity id = project id).
 pub const INTERNAL_ENTITY_KIND: &str = "journal";
+/// Principal of the journal's own records.
+pub(crate) const INTERNAL_PRINCIPAL: &str = "rho-journal";
+
+/// Unix time in milliseconds (the time stamp of the journal's own records).
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
 /// Event kind appended when a writer epoch starts (create and every open for writing).
 pub const KIND_OPENED: &str = "journal.opened";
 /// Event kind appended on a segment roll; its seq becomes the watermark.

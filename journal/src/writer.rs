@@ -107,8 +107,8 @@ impl Writer {
             // group's sync returns (see `ack`).
             let rec = NewRecord {
                 entity: sh.internal_entity(),
-                time_ms: crate::journal::now_ms(),
-                principal: crate::journal::INTERNAL_PRINCIPAL.to_string(),
+                time_ms: crate::types::now_ms(),
+                principal: crate::types::INTERNAL_PRINCIPAL.to_string(),
                 change_id: None,
                 kind: KIND_CHECKPOINT.to_string(),
                 codec: 0,

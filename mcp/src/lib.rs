@@ -1,32 +1,14 @@
-//! Rho as an MCP client: configuration, transports, discovery, tool calls and `rho mcp`.
+//! Rho as an MCP client (`client/`), the stdio MCP adapter `rho --mcp FILE` (`adapter/`) and
+//! the `rho mcp` command line (`cli/`).
 
-pub mod cli;
-pub mod config;
-pub mod naming;
-pub mod report;
-
-pub use cli::{mcp_cli, run as run_cli, McpArgs, McpCommand};
 pub mod adapter;
-pub mod budget;
-pub mod call;
-pub mod completion;
-pub mod connect;
-pub mod elicit;
-pub mod env;
-pub mod eras;
-pub mod handler;
-pub(crate) mod handshake;
-pub mod http;
-pub mod inflight;
-pub mod mrtr;
-pub mod oauth;
-pub mod policy;
-pub mod prompts;
-pub mod refresh;
-pub mod registry;
-pub mod render;
-pub mod resources;
-pub mod runtime;
-pub mod sampling;
-pub mod schema;
-pub mod stdio;
+pub mod cli;
+pub mod client;
+
+pub use cli::{mcp_cli, report, run as run_cli, McpArgs, McpCommand};
+// The client's modules keep their crate-root paths (`rho_mcp::call::...`) for callers.
+pub use client::{
+    budget, call, completion, config, connect, elicit, env, eras, handler, http, inflight, mrtr,
+    naming, oauth, policy, prompts, refresh, registry, render, resources, runtime, sampling,
+    schema, stdio,
+};

@@ -9,16 +9,16 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use crate::call::CallContext;
-use crate::config::{
+use crate::client::call::CallContext;
+use crate::client::config::{
     EnterpriseIdp, EntryState, HttpConfig, McpConfig, OAuthConfig, OAuthGrant, SamplingPolicy,
     ServerConfig, ServerEntry, Source, ToolFilter, TransportConfig,
 };
-use crate::oauth::{Authorizer, OAuthOptions};
-use crate::policy::{
+use crate::client::oauth::{Authorizer, OAuthOptions};
+use crate::client::policy::{
     Answer, AnswerValue, BoxFuture, FieldKind, Policies, Question, Responder, SamplingAsk,
 };
-use crate::runtime::{McpRuntime, Slot, StartOptions};
+use crate::client::runtime::{McpRuntime, Slot, StartOptions};
 
 /// The client metadata URL the conformance suite's authorization server expects.
 const CONFORMANCE_CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";

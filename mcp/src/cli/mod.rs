@@ -1,6 +1,7 @@
 //! The `rho mcp list|show` command line: arguments, dispatch and exit codes.
 
 mod conformance;
+pub mod report;
 mod text;
 
 use std::io::Write;
@@ -9,10 +10,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use crate::config::{load_session_config, rho_home, EntryState, McpConfig};
-use crate::eras::EraStore;
-use crate::report::{configured_report, configured_reports, live_report, ServerReport};
-use crate::runtime::{McpRuntime, StartOptions};
+use crate::cli::report::{configured_report, configured_reports, live_report, ServerReport};
+use crate::client::config::{load_session_config, rho_home, EntryState, McpConfig};
+use crate::client::eras::EraStore;
+use crate::client::runtime::{McpRuntime, StartOptions};
 
 /// `rho mcp ...`
 #[derive(Debug, Args)]
@@ -152,7 +153,7 @@ fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
         opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
         // Stored tokens are reused (and refreshed); `--connect` never opens a browser.
         opts.connect.oauth.store = Some(credentials_path(home));
-        opts.connect.oauth.authorizer = crate::oauth::Authorizer::Never;
+        opts.connect.oauth.authorizer = crate::client::oauth::Authorizer::Never;
         let Some(runtime) = McpRuntime::start(config, opts).await else {
             return Ok(configured_reports(config));
         };
@@ -188,14 +189,14 @@ fn login(config: &McpConfig, id: &str, home: &Path) -> Result<String, String> {
         ));
     };
     let oauth = matches!(&cfg.transport,
-        crate::config::TransportConfig::StreamableHttp(h) if crate::http::uses_oauth(h));
+        crate::client::config::TransportConfig::StreamableHttp(h) if crate::client::http::uses_oauth(h));
     if !oauth {
         return Err(format!(
             "MCP server `{id}` does not use OAuth (no `[oauth]` table, or an Authorization header is configured)"
         ));
     }
-    let authorizer = crate::oauth::Authorizer::for_interactive_session();
-    if authorizer != crate::oauth::Authorizer::Browser {
+    let authorizer = crate::client::oauth::Authorizer::for_interactive_session();
+    if authorizer != crate::client::oauth::Authorizer::Browser {
         return Err(format!(
             "authorizing `{id}` needs a person: run `rho mcp login {id}` in an interactive terminal outside CI"
         ));
@@ -219,11 +220,11 @@ fn login(config: &McpConfig, id: &str, home: &Path) -> Result<String, String> {
             return Err(format!("MCP server `{id}` did not start"));
         };
         let result = match &runtime.slots()[0] {
-            crate::runtime::Slot::Live(l) => Ok(format!(
+            crate::client::runtime::Slot::Live(l) => Ok(format!(
                 "authorized `{id}`: {} tools; the token is stored for later sessions",
                 l.snapshot().tools.len()
             )),
-            crate::runtime::Slot::Failed { error, .. } => {
+            crate::client::runtime::Slot::Failed { error, .. } => {
                 Err(format!("authorizing `{id}` failed: {error}"))
             }
         };

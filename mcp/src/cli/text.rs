@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::report::ServerReport;
+use crate::cli::report::ServerReport;
 
 /// One line per server.
 pub(super) fn write_list(out: &mut dyn Write, reports: &[ServerReport]) -> std::io::Result<()> {

@@ -50,9 +50,9 @@ pub struct HandlerOptions {
     /// The session workspace, advertised as the one `file://` root.
     pub workspace: Option<PathBuf>,
     /// The server's in-flight calls (routing of legacy-era questions).
-    pub inflight: crate::inflight::InFlight,
+    pub inflight: crate::client::inflight::InFlight,
     /// Responder, model and ledger of this run.
-    pub policies: crate::policy::Policies,
+    pub policies: crate::client::policy::Policies,
     /// Gate one's config half for sampling.
     pub sampling_allowed: bool,
 }
@@ -199,22 +199,22 @@ impl rmcp::ClientHandler for RhoClient {
         let params = serde_json::to_value(&request).unwrap_or_default();
         // Legacy era: the request names no call, so answer only with exactly one in flight.
         let outcome = match self.opts.inflight.single() {
-            None => crate::elicit::Outcome::Decline,
+            None => crate::client::elicit::Outcome::Decline,
             Some((budget, cancel)) => {
-                let o = crate::elicit::elicit(
+                let o = crate::client::elicit::elicit(
                     &self.opts.policies,
                     &self.opts.server_id,
                     &params,
                     Some(&budget),
                 )
                 .await;
-                if o == crate::elicit::Outcome::Cancel {
+                if o == crate::client::elicit::Outcome::Cancel {
                     cancel.cancel();
                 }
                 o
             }
         };
-        serde_json::from_value(crate::elicit::result_json(&outcome))
+        serde_json::from_value(crate::client::elicit::result_json(&outcome))
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
@@ -225,12 +225,12 @@ impl rmcp::ClientHandler for RhoClient {
     ) -> Result<CreateMessageResult, ErrorData> {
         let Some((budget, cancel)) = self.opts.inflight.single() else {
             return Err(ErrorData::invalid_request(
-                crate::sampling::SamplingError::NotRouted.to_string(),
+                crate::client::sampling::SamplingError::NotRouted.to_string(),
                 None,
             ));
         };
         let params = serde_json::to_value(&params).unwrap_or_default();
-        let result = crate::sampling::sample(
+        let result = crate::client::sampling::sample(
             &self.opts.policies,
             self.declares_sampling(),
             &self.opts.server_id,

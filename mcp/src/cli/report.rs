@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::config::{EntryState, McpConfig, ServerEntry};
+use crate::client::config::{EntryState, McpConfig, ServerEntry};
 
 /// One server as `list`/`show` report it. Field names are the documented JSON keys.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -166,10 +166,10 @@ pub fn configured_reports(config: &McpConfig) -> Vec<ServerReport> {
 /// The live report of an enabled entry after a runtime started it.
 pub fn live_report(
     entry: &ServerEntry,
-    slot: &crate::runtime::Slot,
-    registry: &crate::registry::Registry,
+    slot: &crate::client::runtime::Slot,
+    registry: &crate::client::registry::Registry,
 ) -> ServerReport {
-    use crate::runtime::Slot;
+    use crate::client::runtime::Slot;
     let mut r = configured_report(entry);
     match slot {
         Slot::Failed { error, .. } => {
@@ -193,9 +193,9 @@ pub fn live_report(
                 .map(|t| ToolReport {
                     name: t.name.to_string(),
                     exported: registry.exported_for(id, &t.name).map(str::to_owned),
-                    full_name: crate::naming::full_name(id, &t.name),
-                    title: crate::registry::title(t),
-                    hints: crate::registry::hints(t),
+                    full_name: crate::client::naming::full_name(id, &t.name),
+                    title: crate::client::registry::title(t),
+                    hints: crate::client::registry::hints(t),
                 })
                 .collect();
             r.tools_needing_restart = state.added.clone();
@@ -235,7 +235,7 @@ pub fn live_report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::parse_config;
+    use crate::client::config::parse_config;
 
     #[test]
     fn other_runtimes_show_entries_as_not_loaded() {

@@ -10,8 +10,8 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
 
-use crate::config::HttpConfig;
-use crate::env::MissingEnv;
+use crate::client::config::HttpConfig;
+use crate::client::env::MissingEnv;
 
 /// Why an HTTP server entry cannot be connected.
 #[derive(Debug, thiserror::Error)]

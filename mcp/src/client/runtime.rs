@@ -4,13 +4,14 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
-use rmcp::service::{Peer, RoleClient};
-
-use crate::config::{McpConfig, SamplingPolicy, ServerConfig};
-use crate::connect::{connect, ConnectOptions, Session};
-use crate::handler::{ListChanged, ProgressRoutes};
-use crate::registry::{describe, Registry};
+use crate::client::config::{McpConfig, SamplingPolicy, ServerConfig};
+use crate::client::connect::{connect, ConnectOptions, Session};
+use crate::client::handler::ListChanged;
+use crate::client::live::Completer;
+// The live-server types live in the leaf `live` module; their paths here stay for callers.
+pub(crate) use crate::client::live::ListRx;
+pub use crate::client::live::{mark_failed, LiveServer, LiveState};
+use crate::client::registry::{describe, Registry};
 
 /// Options for starting a runtime.
 #[derive(Debug, Clone)]
@@ -30,101 +31,6 @@ impl Default for StartOptions {
             call_budget: Duration::from_secs(120),
             ping_interval: Duration::from_secs(60),
         }
-    }
-}
-
-/// Live, mutable facts about one started server.
-#[derive(Debug, Clone, Default)]
-pub struct LiveState {
-    /// The current tool definitions (revised on list changes).
-    pub tools: Vec<Tool>,
-    /// Raw names of registered tools the server withdrew.
-    pub withdrawn: Vec<String>,
-    /// Raw names of tools added after start (need a restart).
-    pub added: Vec<String>,
-    /// Prompts (refreshed on list changes).
-    pub prompts: Vec<Prompt>,
-    /// Resources (refreshed on list changes).
-    pub resources: Vec<Resource>,
-    /// Resource templates.
-    pub templates: Vec<ResourceTemplate>,
-    /// Set when the server died or its session ended.
-    pub failed: Option<String>,
-    /// Last successful ping (RFC 3339), legacy Streamable HTTP only.
-    pub last_ping: Option<String>,
-    /// The last ping's failure, cleared by a later success.
-    pub ping_error: Option<String>,
-}
-
-/// A started server.
-#[derive(Debug)]
-pub struct LiveServer {
-    /// Its config.
-    pub config: ServerConfig,
-    /// Negotiated protocol revision.
-    pub protocol_version: String,
-    /// Server instructions, if any.
-    pub instructions: Option<String>,
-    /// The peer for requests (replaced when a session is re-established after a scope step-up).
-    peer: std::sync::RwLock<Peer<RoleClient>>,
-    /// Progress routes.
-    pub progress: ProgressRoutes,
-    /// In-flight calls (shared with the handler).
-    pub inflight: crate::inflight::InFlight,
-    /// The workspace advertised as the one root.
-    pub workspace: Option<std::path::PathBuf>,
-    /// Responder, model and ledger of this run.
-    pub policies: crate::policy::Policies,
-    /// Whether sampling is declared to this server.
-    pub sampling_declared: bool,
-    /// What the server declared.
-    pub capabilities: rmcp::model::ServerCapabilities,
-    /// Completion cache and single-flight gate.
-    pub completer: crate::completion::Completer,
-    /// Mutable state.
-    pub state: Mutex<LiveState>,
-    /// Set once shutdown begins (late list refreshes are then expected to fail quietly).
-    pub closing: std::sync::atomic::AtomicBool,
-    /// Bound on re-listing after a list change (the start budget); past it the session is
-    /// closed, bounded, rather than left to Drop.
-    pub refresh_budget: Duration,
-    session: tokio::sync::Mutex<Option<Session>>,
-}
-
-impl LiveServer {
-    /// The current peer for requests.
-    pub fn peer(&self) -> Peer<RoleClient> {
-        self.peer
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// A snapshot of the live state. A server whose session ended (a stdio child that died)
-    /// is marked failed here and is never restarted.
-    pub fn snapshot(&self) -> LiveState {
-        if self.peer().is_transport_closed()
-            && !self.closing.load(std::sync::atomic::Ordering::SeqCst)
-        {
-            mark_failed(
-                self,
-                "its session ended (the server exited or the connection closed)".to_owned(),
-            );
-        }
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// True for the stateless 2026-07-28 era.
-    pub fn is_modern(&self) -> bool {
-        self.protocol_version.as_str() >= crate::connect::MODERN
-    }
-
-    /// The process group of a stdio server (for tests and diagnostics).
-    pub async fn pgid(&self) -> Option<i32> {
-        self.session.lock().await.as_ref().and_then(Session::pgid)
     }
 }
 
@@ -331,7 +237,7 @@ pub fn fence_instructions(server_id: &str, text: &str) -> String {
 pub fn sampling_declared(cfg: &ServerConfig, has_model: bool) -> bool {
     cfg.sampling == SamplingPolicy::Ask
         && has_model
-        && matches!(cfg.source, crate::config::Source::Config)
+        && matches!(cfg.source, crate::client::config::Source::Config)
 }
 
 fn live_server(
@@ -359,10 +265,10 @@ fn live_server(
         inflight: session.inflight.clone(),
         capabilities: session.info.capabilities.clone(),
         policies: session.policies.clone(),
-        sampling_declared: crate::connect::sampling_allowed(&config)
+        sampling_declared: crate::client::connect::sampling_allowed(&config)
             && session.policies.model.is_some()
             && session.policies.responder.is_some(),
-        completer: crate::completion::Completer::default(),
+        completer: Completer::default(),
         workspace: session.workspace.clone(),
         config,
         state: Mutex::new(state),
@@ -372,7 +278,10 @@ fn live_server(
     });
     spawn_watchers(&live, list_rx, live_list_tx, listen);
     if !live.is_modern() && live.config.transport.name() == "streamable_http" {
-        tokio::spawn(crate::refresh::ping_loop(Arc::downgrade(&live), ping));
+        tokio::spawn(crate::client::refresh::ping_loop(
+            Arc::downgrade(&live),
+            ping,
+        ));
     }
     live
 }
@@ -384,9 +293,12 @@ fn spawn_watchers(
     listen: Option<rmcp::service::Subscription>,
 ) {
     if let Some(sub) = listen {
-        tokio::spawn(crate::refresh::forward_listen(sub, list_tx));
+        tokio::spawn(crate::client::refresh::forward_listen(sub, list_tx));
     }
-    tokio::spawn(crate::refresh::watch_lists(Arc::downgrade(live), list_rx));
+    tokio::spawn(crate::client::refresh::watch_lists(
+        Arc::downgrade(live),
+        list_rx,
+    ));
 }
 
 /// Swaps in a re-established session (after an OAuth scope step-up): new peer, the old
@@ -407,26 +319,3 @@ pub(crate) async fn replace_session(live: &Arc<LiveServer>, mut session: Session
     }
     spawn_watchers(live, list_rx, list_tx, listen);
 }
-
-/// Marks a server failed (it died or its session ended); its tools then fail with the reason.
-pub fn mark_failed(live: &LiveServer, reason: String) {
-    live.state
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .failed
-        .get_or_insert(reason);
-}
-
-/// Marks a server failed and closes its session, bounded by the session's shutdown grace
-/// (stdin closed, then the process group terminated), instead of leaving it to Drop.
-pub(crate) async fn fail_and_close(live: &LiveServer, reason: String) {
-    tracing::warn!(target: "rho::mcp", server = %live.config.id, reason = %reason, "closing the MCP session");
-    mark_failed(live, reason);
-    let session = live.session.lock().await.take();
-    if let Some(session) = session {
-        session.close().await;
-    }
-}
-
-/// Re-export for the refresh task.
-pub(crate) type ListRx = tokio::sync::mpsc::UnboundedReceiver<ListChanged>;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rmcp::model::Tool;
 
-use crate::naming::{assign_exported, full_name};
+use crate::client::naming::{assign_exported, full_name};
 
 /// Where an exported name points.
 #[derive(Debug, Clone, PartialEq, Eq)]

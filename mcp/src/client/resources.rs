@@ -4,10 +4,10 @@
 use rmcp::model::ReadResourceRequestParams;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::CallError;
-use crate::mrtr::with_input_rounds;
-use crate::render::{cap, decoded_len, human_size};
-use crate::runtime::McpRuntime;
+use crate::client::errors::CallError;
+use crate::client::mrtr::with_input_rounds;
+use crate::client::render::{cap, decoded_len, human_size};
+use crate::client::runtime::McpRuntime;
 
 /// One row of the picker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +72,7 @@ impl McpRuntime {
             server: server.to_owned(),
             what: format!("resource `{uri}` (server not running)"),
         })?;
-        let budget = crate::budget::Budget::new(self.options().call_budget);
+        let budget = crate::client::budget::Budget::new(self.options().call_budget);
         let params = ReadResourceRequestParams::new(uri.to_owned());
         let work = with_input_rounds(live, params, None, &budget, &cancel);
         let result = tokio::select! {

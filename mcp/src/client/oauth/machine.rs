@@ -18,8 +18,8 @@ use rmcp::transport::auth::{
 use serde_json::{json, Value};
 
 use super::{bounded, manager, OAuthError, OAuthOptions, DISCOVERY_BOUND};
-use crate::config::{HttpConfig, OAuthConfig, OAuthGrant};
-use crate::http::check_endpoint;
+use crate::client::config::{HttpConfig, OAuthConfig, OAuthGrant};
+use crate::client::http::check_endpoint;
 
 const CLIENT_CREDENTIALS: &str = "client_credentials";
 const JWT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -37,7 +37,7 @@ struct Secrets {
 fn from_env(var: &Option<String>, key: &str) -> Result<Option<String>, OAuthError> {
     var.as_ref()
         .map(|v| {
-            std::env::var(v).map_err(|_| crate::env::MissingEnv {
+            std::env::var(v).map_err(|_| crate::client::env::MissingEnv {
                 key: key.to_owned(),
                 ambient: v.clone(),
             })

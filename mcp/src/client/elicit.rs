@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::budget::Budget;
-use crate::policy::{Answer, AnswerValue, Field, FieldKind, Policies, Question};
+use crate::client::budget::Budget;
+use crate::client::policy::{Answer, AnswerValue, Field, FieldKind, Policies, Question};
 
 /// What the server is told.
 #[derive(Debug, Clone, PartialEq)]

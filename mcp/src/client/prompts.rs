@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use rmcp::model::{GetPromptRequestParams, Prompt};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::CallError;
-use crate::mrtr::with_input_rounds;
-use crate::render::{cap, render_block, ImageKeeper};
-use crate::runtime::McpRuntime;
+use crate::client::errors::CallError;
+use crate::client::mrtr::with_input_rounds;
+use crate::client::render::{cap, render_block, ImageKeeper};
+use crate::client::runtime::McpRuntime;
 
 /// A prompt offered as a slash command.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,7 +140,7 @@ impl McpRuntime {
         })?;
         let mut params = GetPromptRequestParams::new(prompt.to_owned());
         params.arguments = Some(args.into_iter().map(|(k, v)| (k, v.into())).collect());
-        let budget = crate::budget::Budget::new(self.options().call_budget);
+        let budget = crate::client::budget::Budget::new(self.options().call_budget);
         let work = with_input_rounds(live, params, None, &budget, &cancel);
         let result = tokio::select! {
             biased;

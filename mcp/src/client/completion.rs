@@ -1,34 +1,17 @@
 //! Argument suggestions (`completion/complete`): only for servers declaring completions,
 //! one request in flight per server, answers reused, failures and late replies are empty.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 use std::time::Duration;
 
 use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Reference};
 
-use crate::runtime::McpRuntime;
+pub use crate::client::live::Completer;
+use crate::client::live::CompletionKey as Key;
+use crate::client::runtime::McpRuntime;
 
 /// How long a suggestion may take before the palette stays empty.
 pub const COMPLETION_TIMEOUT: Duration = Duration::from_secs(5);
-
-type Key = (String, String, String, Vec<(String, String)>);
-
-/// Per-server completion state.
-#[derive(Debug, Default)]
-pub struct Completer {
-    cache: Mutex<HashMap<Key, Vec<String>>>,
-    gate: tokio::sync::Mutex<()>,
-    /// Requests actually sent (for tests and diagnostics).
-    sent: std::sync::atomic::AtomicUsize,
-}
-
-impl Completer {
-    /// Requests sent so far.
-    pub fn requests_sent(&self) -> usize {
-        self.sent.load(std::sync::atomic::Ordering::Relaxed)
-    }
-}
 
 impl McpRuntime {
     /// Suggestions for `argument` of `prompt` on `server` given the typed `value` and the

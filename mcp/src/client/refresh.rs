@@ -3,8 +3,8 @@
 
 use std::sync::{PoisonError, Weak};
 
-use crate::handler::ListChanged;
-use crate::runtime::{ListRx, LiveServer};
+use crate::client::handler::ListChanged;
+use crate::client::live::{ListRx, LiveServer};
 
 /// Runs until the server's session ends, re-listing whatever the server says changed.
 pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
@@ -40,7 +40,7 @@ pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
                 live.refresh_budget.as_secs()
             ),
         };
-        crate::runtime::fail_and_close(&live, reason).await;
+        crate::client::live::fail_and_close(&live, reason).await;
         return;
     }
 }

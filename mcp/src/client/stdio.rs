@@ -12,8 +12,8 @@ use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::config::StdioConfig;
-use crate::env::{redact, ChildEnv};
+use crate::client::config::StdioConfig;
+use crate::client::env::{redact, ChildEnv};
 
 /// How many trailing stderr lines are kept for error messages.
 const STDERR_TAIL_LINES: usize = 8;

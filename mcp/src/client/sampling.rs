@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::budget::Budget;
-use crate::policy::{Policies, SamplingAsk, Usage};
+use crate::client::budget::Budget;
+use crate::client::policy::{Policies, SamplingAsk, Usage};
 
 /// A sampling request is bounded at three minutes.
 pub const SAMPLING_BOUND: Duration = Duration::from_secs(180);

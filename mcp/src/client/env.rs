@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 
-use crate::config::StdioConfig;
+use crate::client::config::StdioConfig;
 
 /// Ambient variables every child inherits: paths, home, user, shell, temp, time zone, locale.
 const BASE: &[&str] = &[

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::budget::Budget;
+use crate::client::budget::Budget;
 
 /// In-flight calls of one server session.
 #[derive(Debug, Clone, Default)]

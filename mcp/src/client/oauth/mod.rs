@@ -19,8 +19,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransport;
 
 pub use store::FileCredentialStore;
 
-use crate::config::{HttpConfig, OAuthConfig};
-use crate::http::{check_endpoint, is_loopback, HttpSetupError};
+use crate::client::config::{HttpConfig, OAuthConfig};
+use crate::client::http::{check_endpoint, is_loopback, HttpSetupError};
 
 /// Discovery, and loading stored credentials, are each bounded at 60 s.
 pub const DISCOVERY_BOUND: Duration = Duration::from_secs(60);
@@ -108,7 +108,7 @@ pub enum OAuthError {
     Timeout(&'static str, u64),
     /// `client_secret_from_env` names an unset variable.
     #[error(transparent)]
-    Env(#[from] crate::env::MissingEnv),
+    Env(#[from] crate::client::env::MissingEnv),
     /// An endpoint is not HTTPS (and not loopback).
     #[error(transparent)]
     Endpoint(#[from] HttpSetupError),
@@ -131,7 +131,7 @@ async fn bounded<T>(
 }
 
 fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
-    crate::http::ensure_tls();
+    crate::client::http::ensure_tls();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -144,7 +144,7 @@ async fn manager(
     opts: &OAuthOptions,
 ) -> Result<AuthorizationManager, OAuthError> {
     let url = check_endpoint(&http.url)?;
-    crate::http::ensure_tls();
+    crate::client::http::ensure_tls();
     let mut m = if is_loopback(&url) {
         AuthorizationManager::new_allowing_private_addresses(url.as_str()).await?
     } else {
@@ -170,7 +170,7 @@ pub(crate) async fn transport(
         m.initialize_from_store().await.map_err(OAuthError::from)
     })
     .await?;
-    let config = crate::http::transport_config(http)?;
+    let config = crate::client::http::transport_config(http)?;
     Ok(StreamableHttpClientTransport::with_client(
         AuthClient::new(no_redirect_client()?, m),
         config,
@@ -228,7 +228,7 @@ async fn authorize_scoped(
     scopes: Option<Vec<String>>,
 ) -> Result<(), OAuthError> {
     // Machine grants need no person: every run may use them, `--connect` included.
-    if oauth.grant != crate::config::OAuthGrant::AuthorizationCode {
+    if oauth.grant != crate::client::config::OAuthGrant::AuthorizationCode {
         return machine::authorize(http, oauth, server_id, opts, challenge, scopes).await;
     }
     if opts.authorizer == Authorizer::Never {
@@ -280,10 +280,12 @@ async fn authorize_scoped(
     if let Some(id) = &oauth.client_id {
         request = request.with_preregistered_client(id.clone());
         let secret = match &oauth.client_secret_from_env {
-            Some(var) => Some(std::env::var(var).map_err(|_| crate::env::MissingEnv {
-                key: "client_secret".to_owned(),
-                ambient: var.clone(),
-            })?),
+            Some(var) => Some(
+                std::env::var(var).map_err(|_| crate::client::env::MissingEnv {
+                    key: "client_secret".to_owned(),
+                    ambient: var.clone(),
+                })?,
+            ),
             None => opts.client_secret.clone(),
         };
         if let Some(secret) = secret {

@@ -4,14 +4,14 @@
 use rmcp::model::{Prompt, ProtocolVersion, Resource, ResourceTemplate, Tool};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 
-use crate::config::{ServerConfig, TransportConfig};
-use crate::connect::{ConnectError, ConnectOptions, MODERN};
-use crate::env::child_env_from_process;
-use crate::handler::RhoClient;
-use crate::stdio::{spawn, SpawnError, StdioChild};
+use crate::client::config::{ServerConfig, TransportConfig};
+use crate::client::env::child_env_from_process;
+use crate::client::handler::RhoClient;
+use crate::client::session::{ConnectError, ConnectOptions, MODERN};
+use crate::client::stdio::{spawn, SpawnError, StdioChild};
 
 /// Legacy era: `logging/setLevel` once after the handshake, only to a server declaring
-/// logging. (Modern servers get the level per request in `_meta`; see `mrtr::request_meta`.)
+/// logging. (Modern servers get the level per request in `_meta`; see `request::request_meta`.)
 pub(crate) async fn apply_log_level(
     cfg: &ServerConfig,
     service: &RunningService<RoleClient, RhoClient>,
@@ -26,7 +26,7 @@ pub(crate) async fn apply_log_level(
         return;
     }
     #[allow(deprecated)]
-    let params = rmcp::model::SetLevelRequestParams::new(crate::mrtr::wire_level(level));
+    let params = rmcp::model::SetLevelRequestParams::new(crate::client::request::wire_level(level));
     #[allow(deprecated)]
     if let Err(e) = service.set_level(params).await {
         tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "logging/setLevel failed");
@@ -92,15 +92,15 @@ pub(crate) async fn attempt(
             .await;
             (Some(child), started)
         }
-        TransportConfig::StreamableHttp(http) if crate::http::uses_oauth(http) => {
-            let transport = crate::oauth::transport(http, &cfg.id, &opts.oauth).await?;
+        TransportConfig::StreamableHttp(http) if crate::client::http::uses_oauth(http) => {
+            let transport = crate::client::oauth::transport(http, &cfg.id, &opts.oauth).await?;
             (
                 None,
                 start_within(cfg, handler, transport, mode, deadline, is_auto, true).await,
             )
         }
         TransportConfig::StreamableHttp(http) => {
-            let transport = crate::http::transport(http)?;
+            let transport = crate::client::http::transport(http)?;
             let _ = opts;
             (
                 None,

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::config::ServerConfig;
+use crate::client::config::ServerConfig;
 
 /// A protocol generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,7 +108,7 @@ impl EraStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{parse_config, EntryState};
+    use crate::client::config::{parse_config, EntryState};
 
     fn cfg(cmd: &str) -> ServerConfig {
         let c = parse_config(

@@ -1,6 +1,6 @@
 //! Modern-era (2026-07-28) input rounds: answering the `input_required` requests a result
-//! carries (roots; questions and sampling through the policy engines) and per-request
-//! `_meta` such as the log level.
+//! carries (roots; questions and sampling through the policy engines) until the request's own
+//! result arrives.
 
 #![allow(deprecated)]
 
@@ -8,21 +8,20 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, GetPromptRequest,
-    GetPromptRequestParams, InputRequest, InputRequests, InputResponses, LoggingLevel,
-    ReadResourceRequest, ReadResourceRequestParams, RequestMetaObject, ServerResult,
+    GetPromptRequestParams, InputRequest, InputRequests, InputResponses, ReadResourceRequest,
+    ReadResourceRequestParams, ServerResult,
 };
 use tokio::sync::mpsc;
 
-use crate::budget::Budget;
-use crate::call::{send_once, CallError};
-use crate::config::LogLevel;
-use crate::elicit::{elicit, result_json, Outcome};
-use crate::handler::{roots_result, Progress};
-use crate::runtime::LiveServer;
-use crate::sampling::sample;
-
-/// Input rounds per request before Rho gives up.
-pub const MAX_INPUT_ROUNDS: usize = 8;
+use crate::client::budget::Budget;
+use crate::client::elicit::{elicit, result_json, Outcome};
+use crate::client::errors::CallError;
+pub use crate::client::errors::MAX_INPUT_ROUNDS;
+use crate::client::handler::{roots_result, Progress};
+use crate::client::live::LiveServer;
+use crate::client::request::send_once;
+pub use crate::client::request::wire_level;
+use crate::client::sampling::sample;
 
 /// A request the modern era may answer with `input_required`: it is sent again with the
 /// round's answers and the server's request state, until it gets its own result.
@@ -187,29 +186,4 @@ pub(crate) async fn fulfil_input_requests(
         out.insert(key, value);
     }
     Ok(out)
-}
-
-/// Per-request `_meta`: on modern servers the configured log level rides on each request.
-pub(crate) fn request_meta(live: &LiveServer) -> Option<RequestMetaObject> {
-    let level = live.config.log_level?;
-    if !live.is_modern() {
-        return None;
-    }
-    let mut meta = RequestMetaObject::default();
-    meta.set_log_level(wire_level(level));
-    Some(meta)
-}
-
-/// Config level -> rmcp level.
-pub fn wire_level(level: LogLevel) -> LoggingLevel {
-    match level {
-        LogLevel::Debug => LoggingLevel::Debug,
-        LogLevel::Info => LoggingLevel::Info,
-        LogLevel::Notice => LoggingLevel::Notice,
-        LogLevel::Warning => LoggingLevel::Warning,
-        LogLevel::Error => LoggingLevel::Error,
-        LogLevel::Critical => LoggingLevel::Critical,
-        LogLevel::Alert => LoggingLevel::Alert,
-        LogLevel::Emergency => LoggingLevel::Emergency,
-    }
 }
