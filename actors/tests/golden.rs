@@ -1,0 +1,448 @@
+//! Golden journal bytes: a project journal written by today's format keeps opening and replaying to the recorded state.
+//!
+//! `tests/golden/v<STATE_FORMAT>/journal/` holds a segment, the watermark and a snapshot written
+//! by the generator below; `state.txt` is the replayed state (`{:#?}`) and `state.sha256` the
+//! hash of its canonical encoding. Regenerate with
+//! `RHO_GOLDEN_WRITE=1 cargo test -p rho-actors --test golden` (see `journal/FORMAT.md`,
+//! "Golden files"): only when the format changes, and then into a new folder.
+
+mod support;
+
+use rho_actors::agent::entity::{Activity, AgentCommand, Binding};
+use rho_actors::agent::handlers::{BindingWrite, RecordActivity};
+use rho_actors::contexts::handlers::{ContextSource, MakeContext};
+use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDocument};
+use rho_actors::documents::text::Edit;
+use rho_actors::files::messages::{Declared, PutResource};
+use rho_actors::files::PutBounds;
+use rho_actors::open::{journal_dir, open_project};
+use rho_actors::project::ProjectCommand;
+use rho_actors::project_actor::{ProjectRead, ProjectWrite, TakeSnapshot};
+use rho_actors::replay::replay;
+use rho_actors::service::{CloseAll, CreateProject, GetProject, OpenFolder};
+use rho_actors::state::{describe_record, ProjectState, STATE_FORMAT};
+use rho_actors::tables::selection::{SelectionEvent, SelectionScope, SetSelection};
+use rho_actors::Principal;
+use rho_journal::inspect::scan;
+use rho_journal::{Journal, JournalConfig};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use support::{config, ctx, ctx_with, Env};
+use uuid::Uuid;
+
+/// The journal format version (`journal/FORMAT.md`) the golden segment was written with.
+const JOURNAL_FORMAT: u32 = 1;
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("v{STATE_FORMAT}"))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A temporary project folder holding a copy of the golden journal.
+fn golden_copy() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("golden");
+    copy_tree(&golden_dir().join("journal"), &journal_dir(&project));
+    (tmp, project)
+}
+
+/// `{:#?}` of the state, with runs of bare numbers (digests) on one line each.
+fn dump(state: &ProjectState) -> String {
+    let mut out = String::new();
+    let mut in_run = false;
+    for line in format!("{state:#?}").lines() {
+        let bare = line.trim().trim_end_matches(',');
+        if !bare.is_empty() && bare.bytes().all(|b| b.is_ascii_digit()) {
+            if in_run {
+                out.pop();
+                out.push(' ');
+                out.push_str(line.trim());
+            } else {
+                out.push_str(line);
+            }
+            in_run = true;
+        } else {
+            out.push_str(line);
+            in_run = false;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn expected() -> (String, String) {
+    let dir = golden_dir();
+    let text = std::fs::read_to_string(dir.join("state.txt")).unwrap();
+    let hash = std::fs::read_to_string(dir.join("state.sha256")).unwrap();
+    (text, hash.trim().to_string())
+}
+
+/// Asserts `state` is the recorded one (a readable diff first, then the canonical hash).
+fn assert_recorded(state: &ProjectState, how: &str) {
+    let (text, hash) = expected();
+    assert_eq!(dump(state), text, "{how}: the replayed state changed");
+    assert_eq!(state.hash(), hash, "{how}: the canonical encoding changed");
+}
+
+/// `rho journal inspect --verify` as a library call: the scan finds no problem and every record
+/// decodes; the fold of the scanned records is the state.
+fn verify_and_fold(journal: &Path) -> (rho_journal::inspect::Scan, ProjectState) {
+    let s = scan(journal, false).unwrap();
+    assert_eq!(s.problem, None, "the golden journal verifies");
+    assert!(
+        s.watermark.as_ref().is_ok_and(|w| w.clean),
+        "closed cleanly"
+    );
+    let mut state = ProjectState::default();
+    for rec in &s.records {
+        describe_record(rec).unwrap();
+        state.apply_record(rec).unwrap();
+    }
+    (s, state)
+}
+
+#[test]
+fn the_golden_journal_verifies_read_only_and_folds_to_the_recorded_state() {
+    let (_tmp, project) = golden_copy();
+    let (s, state) = verify_and_fold(&journal_dir(&project));
+    assert!(!s.segments.is_empty());
+    for seg in &s.segments {
+        assert_eq!(seg.format_version, JOURNAL_FORMAT);
+    }
+    assert_eq!(s.snapshots.len(), 1, "one snapshot is checked in");
+    assert_eq!(s.snapshots[0].problem, None, "the snapshot verifies");
+    assert!(
+        s.snapshots[0].seq < s.last_seq,
+        "records follow the snapshot, so replay from it folds a tail"
+    );
+    assert_recorded(&state, "scan and fold");
+}
+
+#[test]
+fn the_golden_journal_opens_and_replays_from_its_snapshot() {
+    let (_tmp, project) = golden_copy();
+    let snap_seq = scan(&journal_dir(&project), false).unwrap().snapshots[0].seq;
+    let (journal, _) = Journal::open(&journal_dir(&project), JournalConfig::default()).unwrap();
+    let (mut state, stats) = replay(&journal, true).unwrap();
+    assert_eq!(stats.snapshot_seq, Some(snap_seq), "the snapshot decodes");
+    // Opening journals `journal.opened`, one internal record past the recorded state.
+    state.last_seq -= 1;
+    assert_recorded(&state, "open, replay from the snapshot");
+    journal.close().unwrap();
+}
+
+#[test]
+fn the_golden_journal_replays_from_its_segments_alone() {
+    let (_tmp, project) = golden_copy();
+    std::fs::remove_dir_all(journal_dir(&project).join("snapshots")).unwrap();
+    let (journal, _) = Journal::open(&journal_dir(&project), JournalConfig::default()).unwrap();
+    let (mut state, stats) = replay(&journal, true).unwrap();
+    assert_eq!(stats.snapshot_seq, None);
+    state.last_seq -= 1;
+    assert_recorded(&state, "open, replay from the segments");
+}
+
+#[test]
+fn the_golden_project_opens_with_its_lease() {
+    let (_tmp, project) = golden_copy();
+    let opened = open_project(&project, &config()).unwrap();
+    let mut state = opened.state.clone();
+    state.last_seq -= 1;
+    assert_recorded(&state, "open_project");
+}
+
+#[actix::test]
+async fn a_service_opens_the_golden_project_and_serves_its_state() {
+    let (tmp, project) = golden_copy();
+    let (_, recorded) = verify_and_fold(&journal_dir(&project));
+    let state = tempfile::tempdir().unwrap();
+    let service = support::service_at(tmp.path(), state.path(), config());
+    let info = service
+        .send(OpenFolder {
+            dir: project.canonicalize().unwrap(),
+            principal: Principal::Local,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(info.id, recorded.project.id);
+    let project = service
+        .send(GetProject {
+            id: recorded.project.id,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let read = project.send(ProjectRead).await.unwrap().unwrap();
+    assert_eq!(read, recorded.project);
+    service.send(CloseAll).await.unwrap();
+}
+
+/// Every golden folder, of today's format or older, still verifies, opens and replays, from its
+/// snapshot (when the format still reads it) to the same state as from its segments. A format
+/// change adds a folder; this keeps the older ones opening (their exact state is the migration
+/// test's business).
+#[test]
+fn every_golden_folder_still_opens_and_replays() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        let tmp = tempfile::tempdir().unwrap();
+        let journal = journal_dir(&tmp.path().join("p"));
+        copy_tree(&dir.join("journal"), &journal);
+        let (_, folded) = verify_and_fold(&journal);
+        let (j, _) = Journal::open(&journal, JournalConfig::default()).unwrap();
+        let (mut from_snapshot, _) = replay(&j, true).unwrap();
+        let (mut from_segments, _) = replay(&j, false).unwrap();
+        from_snapshot.last_seq -= 1;
+        from_segments.last_seq -= 1;
+        assert_eq!(from_snapshot, folded, "{}", dir.display());
+        assert_eq!(from_segments, folded, "{}", dir.display());
+        seen += 1;
+    }
+    assert!(seen >= 1);
+    assert!(golden_dir().exists(), "today's format has a golden folder");
+}
+
+const T0: i64 = 1_700_000_000_000;
+
+/// Writes one project through the actors, touching every owner reachable without R: project
+/// settings, a document (open, edit, undo, save, close), a resource, a context, a selection,
+/// agent activity and a binding; a snapshot in the middle; then a clean close.
+async fn generate(env: &Env) -> PathBuf {
+    let service = env.service();
+    let info = service
+        .send(CreateProject {
+            name: "golden".into(),
+            principal: Principal::Local,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let p = service
+        .send(GetProject { id: info.id })
+        .await
+        .unwrap()
+        .unwrap();
+    let input = json!({"key": "title", "value": "Golden"});
+    p.send(ProjectWrite {
+        command: ProjectCommand::SetSetting {
+            key: "title".into(),
+            value: Some("Golden".into()),
+        },
+        ctx: ctx_with("setting-1", &input),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+
+    // Documents: open (new file), edit, edit, undo, save, close.
+    let doc = p
+        .send(OpenDocument {
+            path: "notes.md".into(),
+            create: true,
+            ctx: ctx(Principal::Local),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let mut version = doc.reply.version;
+    for (i, text) in ["# Notes\n", "one line\n"].into_iter().enumerate() {
+        let at = if i == 0 { 0 } else { 8 };
+        let input = json!({"i": i});
+        version = p
+            .send(DocWrite {
+                id: doc.id,
+                op: DocWriteOp::Edit {
+                    expected_version: version,
+                    edits: vec![Edit {
+                        start: at,
+                        end: at,
+                        text: text.into(),
+                    }],
+                },
+                ctx: ctx_with(&format!("edit-{i}"), &input),
+            })
+            .await
+            .unwrap()
+            .unwrap()
+            .version;
+    }
+    version = p
+        .send(DocWrite {
+            id: doc.id,
+            op: DocWriteOp::Undo {
+                expected_version: version,
+            },
+            ctx: ctx(Principal::Agent("claude-code".into())),
+        })
+        .await
+        .unwrap()
+        .unwrap()
+        .version;
+    p.send(SaveDocument {
+        id: doc.id,
+        expected_version: version,
+        base_digest: None,
+        ctx: ctx_with("save-1", &json!({"save": 1})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+
+    // Files: register a table the project folder holds.
+    std::fs::write(info.dir.join("data.csv"), "a,b\n1,2\n").unwrap();
+    p.send(PutResource {
+        path: "data.csv".into(),
+        declared: Some(Declared {
+            kind: "table".into(),
+            format: "csv".into(),
+            partial: false,
+            table: None,
+            media: None,
+        }),
+        capture: false,
+        max_file_bytes: 1 << 20,
+        bounds: PutBounds {
+            max_resources: 100,
+            max_artifact_bytes: 1 << 20,
+        },
+        ctx: ctx_with("resource-1", &json!({"path": "data.csv"})),
+        operation_id: None,
+    })
+    .await
+    .unwrap()
+    .unwrap();
+
+    let snap = p.send(TakeSnapshot).await.unwrap().unwrap();
+    assert!(snap > 0);
+
+    // After the snapshot: a context, a selection, agent activity, a binding, a closed buffer.
+    p.send(MakeContext {
+        source: ContextSource::Entities {
+            namespace: "row".into(),
+            keys: vec!["1".into(), "2".into()],
+        },
+        ctx: ctx(Principal::Agent("claude-code".into())),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    p.send(SetSelection {
+        set: SelectionEvent::Set {
+            scope: SelectionScope::Shared,
+            namespace: "row".into(),
+            keys: vec!["2".into()],
+        },
+        ctx: ctx(Principal::Local),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    p.send(RecordActivity {
+        activity: Activity {
+            seq: 0,
+            time_ms: T0,
+            session: "claude-code".into(),
+            method: "document.edit".into(),
+            outcome: "ok".into(),
+            code: None,
+            source: "service".into(),
+            ids: BTreeMap::from([("documentId".into(), doc.id.to_string())]),
+        },
+        max_activities: 100,
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let binding = Uuid::from_u128(0x601d_e4);
+    p.send(BindingWrite {
+        command: AgentCommand::Open {
+            binding: Binding {
+                id: binding,
+                label: "golden".into(),
+                client: "mcp".into(),
+                session: "claude-code".into(),
+                principal: "agent:claude-code".into(),
+                opened_ms: T0,
+                closed_ms: None,
+            },
+            max: 10,
+        },
+        ctx: ctx_with("binding-1", &json!({"binding": 1})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    p.send(BindingWrite {
+        command: AgentCommand::Close {
+            id: binding,
+            session: None,
+        },
+        ctx: ctx(Principal::Local),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    p.send(DocWrite {
+        id: doc.id,
+        op: DocWriteOp::Close,
+        ctx: ctx(Principal::Local),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    for (_, res) in service.send(CloseAll).await.unwrap() {
+        res.unwrap();
+    }
+    info.dir
+}
+
+/// The generator still runs on today's code; with `RHO_GOLDEN_WRITE=1` it replaces the golden
+/// folder of the current state format with what it wrote.
+#[actix::test]
+async fn the_generator_writes_a_journal_touching_every_reachable_owner() {
+    let env = Env::new();
+    let project = generate(&env).await;
+    let journal = journal_dir(&project);
+    let (s, state) = verify_and_fold(&journal);
+    let kinds: std::collections::BTreeSet<&str> =
+        s.records.iter().map(|r| r.entity.kind.as_str()).collect();
+    for kind in [
+        "journal",
+        "project",
+        "document",
+        "resources",
+        "contexts",
+        "selections",
+        "agent",
+    ] {
+        assert!(kinds.contains(kind), "no {kind} record in {kinds:?}");
+    }
+    assert_eq!(s.snapshots.len(), 1);
+    if std::env::var_os("RHO_GOLDEN_WRITE").is_some_and(|v| v == "1") {
+        let dir = golden_dir();
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        copy_tree(&journal, &dir.join("journal"));
+        std::fs::write(dir.join("state.txt"), dump(&state)).unwrap();
+        std::fs::write(dir.join("state.sha256"), format!("{}\n", state.hash())).unwrap();
+    }
+}
