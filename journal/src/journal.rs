@@ -7,7 +7,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::thread::{JoinHandle, ThreadId};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use uuid::Uuid;
 
@@ -29,12 +28,7 @@ use crate::writer::{self, Writer};
 /// Principal of the journal's own records.
 pub(crate) const INTERNAL_PRINCIPAL: &str = "rho-journal";
 
-/// Unix time in milliseconds.
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
+pub(crate) use rho_plumbing::time::now_ms;
 
 /// An open project journal with its single writer thread. `Send + Sync`; share it via `Arc`.
 pub struct Journal {
