@@ -53,11 +53,7 @@ impl ActivitySink for ProjectActivity {
 }
 
 /// RFC 3339 (milliseconds, UTC) of Unix milliseconds.
-pub(crate) fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default()
-}
+pub(crate) use rho_plumbing::time::rfc3339_ms as rfc3339;
 
 /// One activity record on the wire (no inputs, no token).
 pub(crate) fn render_activity(a: &Activity) -> Value {

@@ -165,7 +165,7 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
         repair_of: req.repair_of.clone(),
         ctx: CommandContext {
             principal: ctx.principal.clone(),
-            time_ms: chrono::Utc::now().timestamp_millis(),
+            time_ms: rho_plumbing::time::now_ms(),
             identity: Some((req.operation_id.clone(), input_digest(req, "operationId"))),
         },
         config: s.r.clone(),
@@ -259,7 +259,7 @@ pub(super) fn register(
                     operation_id: req.operation_id.clone(),
                     ctx: CommandContext {
                         principal: ctx.principal.clone(),
-                        time_ms: chrono::Utc::now().timestamp_millis(),
+                        time_ms: rho_plumbing::time::now_ms(),
                         identity: None,
                     },
                     core: s.r.core.clone(),
