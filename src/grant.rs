@@ -48,10 +48,14 @@ pub(crate) fn run(args: &GrantArgs<'_>) -> ExitCode {
         None => None,
         Some(text) => match humantime::parse_duration(text) {
             Ok(d) if !d.is_zero() => {
-                let Ok(d) = chrono::Duration::from_std(d) else {
+                let at = i64::try_from(d.as_millis())
+                    .ok()
+                    .and_then(|d| rho_plumbing::time::now_ms().checked_add(d))
+                    .and_then(rho_plumbing::time::rfc3339_ms_opt);
+                let Some(at) = at else {
                     return usage("--expires is too far away");
                 };
-                Some((chrono::Utc::now() + d).to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+                Some(at)
             }
             _ => return usage("--expires takes a duration such as 7d, 12h or 30m"),
         },

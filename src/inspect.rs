@@ -27,9 +27,7 @@ fn locate(path: &Path) -> Option<(PathBuf, PathBuf)> {
 }
 
 fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_else(|| ms.to_string())
+    rho_plumbing::time::rfc3339_ms_opt(ms).unwrap_or_else(|| ms.to_string())
 }
 
 fn record_json(rec: &Record, summary: &str) -> serde_json::Value {

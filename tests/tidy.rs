@@ -103,3 +103,34 @@ fn http_handlers_touch_no_files_processes_or_journal() {
         "handlers under api/src/handlers/ use files, processes or journal types (move that work into an actor): {found:#?}"
     );
 }
+
+/// Children under `actors/src` and `api/src` are spawned through the one bounded runner
+/// (`rho_plumbing::child`): a file that builds a `Command` must hand it to that runner, or be
+/// allowlisted here by path with its reason.
+#[test]
+fn children_in_actors_and_api_go_through_the_plumbing_runner() {
+    const ALLOWED: &[(&str, &str)] = &[(
+        "api/src/handlers/connect.rs",
+        "moves into actors/src/agent/ in issue 12 and switches to rho_plumbing::child there",
+    )];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("actors/src"), &mut files);
+    rust_files(&root.join("api/src"), &mut files);
+    let bare: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(root).unwrap_or(f).display().to_string();
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let spawns = text.contains("Command::new");
+            let through_runner = text.contains("rho_plumbing::child");
+            let allowed = ALLOWED.iter().any(|(p, _)| *p == rel);
+            (spawns && !through_runner && !allowed).then_some(rel)
+        })
+        .collect();
+    assert!(
+        bare.is_empty(),
+        "these files spawn children without rho_plumbing::child (use the runner, or allowlist \
+         the path with a reason): {bare:?}"
+    );
+}

@@ -16,7 +16,6 @@ pub mod entries;
 pub mod error;
 pub mod events;
 pub mod files;
-pub mod fsutil;
 pub mod identity;
 pub mod limits;
 pub mod media;

@@ -295,8 +295,7 @@ impl Actor for ProjectActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         tracing::info!(project = %self.id, dir = %self.dir.display(), "project open");
-        self.children
-            .reconcile(chrono::Utc::now().timestamp_millis());
+        self.children.reconcile(rho_plumbing::time::now_ms());
         crate::documents::reconcile::settle_saves(self, ctx);
         ctx.notify(crate::runs::supervise::RecoverRuns);
         let idle = self.config.document_idle;

@@ -257,7 +257,7 @@ async fn finish_create(
 ) -> Result<ProjectInfo, ActorError> {
     let ctx = CommandContext {
         principal,
-        time_ms: chrono::Utc::now().timestamp_millis(),
+        time_ms: rho_plumbing::time::now_ms(),
         identity: None,
     };
     addr.send(ProjectWrite {
@@ -312,7 +312,7 @@ impl Handler<CreateProject> for ServiceActor {
             let dir = dir.clone();
             let name = msg.name.clone();
             blocking(move || {
-                if let Err(e) = crate::fsutil::create_dir_durable(&dir) {
+                if let Err(e) = rho_plumbing::fs::create_dir(&dir) {
                     return Err(match e.kind() {
                         std::io::ErrorKind::AlreadyExists => ActorError::Conflict {
                             reason: format!("a folder named {name:?} already exists; register it with project.open"),

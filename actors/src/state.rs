@@ -10,7 +10,6 @@ use crate::entity::{decode_event, fold_record, Entity, EntityEvent, FoldError};
 use crate::project::ProjectEntity;
 use rho_journal::Record;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
@@ -95,7 +94,7 @@ impl ProjectState {
     /// SHA-256 of the canonical encoding, as lowercase hex: equal states, equal hashes.
     pub fn hash(&self) -> String {
         let bytes = self.encode().unwrap_or_default();
-        hex(&Sha256::digest(&bytes))
+        rho_plumbing::sha256_hex(&bytes)
     }
 
     /// The state of one entity as JSON for an operator (`inspect --replay --entity`).
@@ -154,7 +153,5 @@ fn unknown(rec: &Record) -> FoldError {
     }
 }
 
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+/// Lowercase hex of bytes (the one copy is `rho_plumbing::hex`; this name stays for `agent/`).
+pub(crate) use rho_plumbing::hex::encode as hex;

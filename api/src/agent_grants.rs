@@ -2,7 +2,7 @@
 
 use crate::grants::{AgentGrant, GrantStore};
 use rho_actors::agent::grants::GrantRegistry;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 impl GrantStore for GrantRegistry {
     fn resolve(&self, token: &str) -> Option<AgentGrant> {
@@ -17,8 +17,4 @@ impl GrantStore for GrantRegistry {
 }
 
 /// Milliseconds since the Unix epoch, now.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
+pub use rho_plumbing::time::now_ms;

@@ -177,7 +177,7 @@ fn record(state: &AppState, r: Recording, name: &str, result: &Result<Vec<u8>, A
     let reply = result.as_ref().ok().map(Vec::as_slice);
     let activity = rho_actors::agent::Activity {
         seq: 0,
-        time_ms: chrono::Utc::now().timestamp_millis(),
+        time_ms: rho_plumbing::time::now_ms(),
         session: r.session,
         method: crate::activity::method_name(name),
         outcome: if result.is_ok() { "ok" } else { "refused" }.into(),

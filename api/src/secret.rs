@@ -1,7 +1,6 @@
 //! Secrets at the edge: random tokens, their SHA-256 digests, and constant-time comparison.
 
 use rand::RngCore;
-use sha2::{Digest, Sha256};
 
 /// The SHA-256 of a secret; what the edge keeps instead of the secret itself.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -15,7 +14,7 @@ impl std::fmt::Debug for SecretDigest {
 
 impl SecretDigest {
     pub fn of(secret: &str) -> Self {
-        SecretDigest(Sha256::digest(secret.as_bytes()).into())
+        SecretDigest(rho_plumbing::hex::sha256(secret.as_bytes()))
     }
 
     /// Whether `presented` is the secret, in time independent of where they differ (both sides
@@ -34,7 +33,7 @@ impl SecretDigest {
 pub fn random_token() -> String {
     let mut bytes = [0u8; 32];
     rand::thread_rng().fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    rho_plumbing::hex::encode(&bytes)
 }
 
 #[cfg(test)]

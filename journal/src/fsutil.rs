@@ -1,68 +1,29 @@
-//! Small durable file-system helpers: directory fsync, atomic file replace, synced mkdir.
+//! The journal's file-system steps over `rho-plumbing`: atomic replace, synced mkdir, whole reads.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::fs;
+use std::io;
+use std::path::Path;
 
 use crate::error::JournalError;
 
-/// fsyncs a directory so that entries created, renamed or removed in it are durable.
-pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-/// Writes `bytes` to `path` atomically: temp file, fsync, rename, directory fsync.
-/// `before_rename` runs after the temp file is durable and before the rename (a fail point).
-pub(crate) fn atomic_write(path: &Path, bytes: &[u8], before_rename: fn()) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no parent"))?;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    before_rename();
-    fs::rename(&tmp, path)?;
-    sync_dir(dir)
-}
-
 /// Creates `dir` and every missing ancestor, fsyncing each new directory into its parent.
 pub(crate) fn create_dirs_synced(dir: &Path) -> Result<(), JournalError> {
-    let mut missing = Vec::new();
-    let mut cur = Some(dir);
-    while let Some(p) = cur {
-        if p.as_os_str().is_empty() || p.exists() {
-            break;
-        }
-        missing.push(p.to_path_buf());
-        cur = p.parent();
-    }
-    for p in missing.iter().rev() {
-        match fs::create_dir(p) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => {
-                return Err(JournalError::io(
-                    format!("creating directory {}", p.display()),
-                    e,
-                ))
-            }
-        }
-        let parent = match p.parent() {
-            Some(q) if !q.as_os_str().is_empty() => q.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        sync_dir(&parent)
-            .map_err(|e| JournalError::io(format!("syncing directory {}", parent.display()), e))?;
-    }
-    Ok(())
+    rho_plumbing::fs::create_dirs(dir)
+        .map_err(|e| JournalError::io(format!("{} {}", e.step, e.path.display()), e.source))
+}
+
+/// Writes `bytes` to `path` atomically (temp, fsync, rename, directory fsync; the temp is
+/// removed on failure). `before_rename` runs after the temp file is durable and before the
+/// rename (a fail point).
+pub(crate) fn atomic_write(path: &Path, bytes: &[u8], before_rename: fn()) -> io::Result<()> {
+    rho_plumbing::fs::replace_with(path, bytes, None, || {
+        before_rename();
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .map_err(|e| match e {
+        rho_plumbing::fs::ReplaceError::Io(e) => e,
+        rho_plumbing::fs::ReplaceError::Refused(never) => match never {},
+    })
 }
 
 /// Reads a whole file, mapping NotFound to `JournalError::NotFound`.
@@ -77,3 +38,5 @@ pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, JournalError> {
         }
     })
 }
+
+pub(crate) use rho_plumbing::fs::sync_dir;

@@ -1,7 +1,6 @@
 //! The public value types of the journal: entity references, records, batch results and reports,
 //! and the identity (kind, principal, clock) of the journal's own records.
 
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use uuid::Uuid;
 
@@ -13,11 +12,7 @@ pub const INTERNAL_ENTITY_KIND: &str = "journal";
 pub(crate) const INTERNAL_PRINCIPAL: &str = "rho-journal";
 
 /// Unix time in milliseconds (the time stamp of the journal's own records).
-pub(crate) fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
+pub(crate) use rho_plumbing::time::now_ms;
 /// Event kind appended when a writer epoch starts (create and every open for writing).
 pub const KIND_OPENED: &str = "journal.opened";
 /// Event kind appended on a segment roll; its seq becomes the watermark.

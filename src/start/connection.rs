@@ -1,9 +1,7 @@
 //! Private connection files: the operator's `connection.json` and rewriting Agent files after a port change.
 
 use serde::{Deserialize, Serialize};
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
 use std::path::Path;
 
 /// `<state>/connection.json`.
@@ -20,32 +18,11 @@ pub(crate) struct Connection {
 /// A new random credential (256 bits, hex).
 pub(crate) fn new_token() -> String {
     let bytes: [u8; 32] = rand::random();
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    rho_plumbing::hex::encode(&bytes)
 }
 
 /// Writes `bytes` to `path` privately (0600): temp file, fsync, rename, directory fsync.
-pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    fs::rename(&tmp, path)?;
-    File::open(dir)?.sync_all()
-}
+pub(crate) use rho_plumbing::fs::replace_private as write_private;
 
 impl Connection {
     pub(crate) fn write(&self, state: &Path) -> std::io::Result<()> {

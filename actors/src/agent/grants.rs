@@ -19,11 +19,7 @@ pub const BUSINESS_PROFILE: &str = "layered-business";
 pub const DEFAULT_EXPIRY_MS: i64 = 30 * 24 * 3600 * 1000;
 
 /// RFC 3339 (milliseconds, UTC) of Unix milliseconds: how grant and activity times travel.
-pub fn rfc3339(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default()
-}
+pub use rho_plumbing::time::rfc3339_ms as rfc3339;
 
 /// One stored grant (no token: its digest).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,7 +2,6 @@
 
 use super::OperationSpec;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 /// Every operation this binary declares, sorted by name.
 pub fn all() -> Vec<OperationSpec> {
@@ -79,7 +78,7 @@ pub fn canonical(value: &Value) -> Vec<u8> {
 
 /// Lowercase hex SHA-256 of the canonical JSON of one operation's contract.
 pub fn contract_hash(op: &OperationSpec) -> String {
-    crate::state::hex(&Sha256::digest(canonical(&contract_json(op))))
+    rho_plumbing::sha256_hex(&canonical(&contract_json(op)))
 }
 
 #[cfg(test)]

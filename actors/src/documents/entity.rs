@@ -355,9 +355,7 @@ impl Entity for DocumentEntity {
                         existing_id: None,
                     });
                 }
-                let target = crate::state::hex(&<sha2::Sha256 as sha2::Digest>::digest(
-                    self.text.as_bytes(),
-                ));
+                let target = rho_plumbing::sha256_hex(self.text.as_bytes());
                 Ok(Decision {
                     events: vec![DocumentEvent::SaveIntended {
                         version: self.version,

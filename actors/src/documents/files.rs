@@ -1,15 +1,14 @@
 //! The disk side of buffers: reading a file to open it, its current digest, and the atomic save.
 
 use crate::error::ActorError;
-use sha2::{Digest, Sha256};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Hex SHA-256 of bytes.
 pub fn digest(bytes: &[u8]) -> String {
-    crate::state::hex(&Sha256::digest(bytes))
+    rho_plumbing::sha256_hex(bytes)
 }
 
 /// The file a project-relative path names: inside the project, not through a symlink, not `.rho`.
@@ -149,6 +148,6 @@ pub fn replace(path: &Path, text: &str, expected: &Option<String>) -> Result<Str
         let _ = fs::remove_file(&tmp);
         io(e)
     })?;
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io)?;
+    rho_plumbing::fs::sync_dir(dir).map_err(io)?;
     Ok(digest(text.as_bytes()))
 }

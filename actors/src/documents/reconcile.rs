@@ -46,7 +46,7 @@ pub(crate) fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectAc
             tracing::info!(path = %path, "settling a save interrupted by a restart");
             let ctx = CommandContext {
                 principal: Principal::System,
-                time_ms: chrono::Utc::now().timestamp_millis(),
+                time_ms: rho_plumbing::time::now_ms(),
                 identity: None,
             };
             let _ = child.send(Execute::<DocumentEntity> { command, ctx }).await;

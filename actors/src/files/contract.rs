@@ -107,9 +107,8 @@ impl From<ResourceRecord> for ResourceView {
             sha256: r.facts.sha256,
             provenance: Provenance {
                 principal: r.principal,
-                time: chrono::DateTime::from_timestamp_millis(r.time_ms)
-                    .unwrap_or_default()
-                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                time: rho_plumbing::time::rfc3339_ms_opt(r.time_ms)
+                    .unwrap_or_else(|| rho_plumbing::time::rfc3339_ms(0)),
                 operation_id: r.facts.operation_id,
             },
             captured: r.facts.captured,

@@ -114,7 +114,7 @@ impl Handler<PutResource> for ProjectActor {
             let facts = blocking(move || {
                 let file = crate::paths::resolve_existing(&dir, "path", &path)?;
                 let bytes = store::read_bounded(&file, max)?;
-                let sha256 = store::sha256(&bytes);
+                let sha256 = rho_plumbing::sha256_hex(&bytes);
                 if capture {
                     store::store(&dir, &bytes, &sha256)?;
                 }

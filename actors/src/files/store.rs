@@ -6,10 +6,8 @@
 use super::events::VersionFacts;
 use super::FilesError;
 use crate::error::ActorError;
-use crate::state::hex;
-use sha2::{Digest, Sha256};
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -55,11 +53,6 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, ActorError> {
     Ok(bytes)
 }
 
-/// Lowercase hex SHA-256 of bytes.
-pub fn sha256(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
 /// Copies `bytes` (whose digest is `digest`) into the store, durably; answers the stored file.
 pub fn store(project: &Path, bytes: &[u8], digest: &str) -> Result<PathBuf, ActorError> {
     let dir = store_dir(project);
@@ -70,23 +63,10 @@ pub fn store(project: &Path, bytes: &[u8], digest: &str) -> Result<PathBuf, Acto
         return Ok(target);
     }
     if !dir.exists() {
-        fs::create_dir_all(&dir).map_err(fail)?;
-        for d in [
-            dir.as_path(),
-            dir.parent().unwrap_or(&dir),
-            project.join(".rho").as_path(),
-        ] {
-            File::open(d).and_then(|f| f.sync_all()).map_err(fail)?;
-        }
+        // Each new folder (`store/`, `store/sha256/`) is fsynced into its parent.
+        rho_plumbing::fs::create_dirs(&dir).map_err(|e| fail(e.source))?;
     }
-    let temp = dir.join(format!(".tmp-{}", uuid::Uuid::new_v4()));
-    let mut f = File::create(&temp).map_err(fail)?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(fail)?;
-    drop(f);
-    fs::rename(&temp, &target).map_err(fail)?;
-    File::open(&dir).and_then(|d| d.sync_all()).map_err(fail)?;
+    rho_plumbing::fs::replace(&target, bytes, None).map_err(fail)?;
     Ok(target)
 }
 
@@ -101,7 +81,7 @@ pub fn load_version(
     if facts.captured {
         let path = store_dir(project).join(&facts.sha256);
         let bytes = read_bounded(&path, max.max(facts.bytes))?;
-        if sha256(&bytes) != facts.sha256 {
+        if rho_plumbing::sha256_hex(&bytes) != facts.sha256 {
             return Err(ActorError::internal(format!(
                 "captured store file {} does not match its digest",
                 path.display()
@@ -121,7 +101,7 @@ pub fn load_version(
         Err(e) => return Err(e.into()),
     };
     let bytes = read_bounded(&path, max)?;
-    let current = sha256(&bytes);
+    let current = rho_plumbing::sha256_hex(&bytes);
     if current != facts.sha256 {
         return Err(FilesError::Stale {
             recorded: facts.sha256.clone(),
@@ -199,7 +179,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join(".rho")).unwrap();
         fs::write(dir.path().join("a.txt"), b"one").unwrap();
-        let digest = sha256(b"one");
+        let digest = rho_plumbing::sha256_hex(b"one");
         let mut facts = VersionFacts {
             kind: "file".into(),
             format: "text".into(),
@@ -220,7 +200,7 @@ mod tests {
         match load_version(dir.path(), "a.txt", &facts, 100) {
             Err(FilesError::Stale { recorded, current }) => {
                 assert_eq!(recorded, digest);
-                assert_eq!(current, Some(sha256(b"two")));
+                assert_eq!(current, Some(rho_plumbing::sha256_hex(b"two")));
             }
             other => panic!("{other:?}"),
         }

@@ -42,7 +42,7 @@ impl Handler<CheckRequirements> for ProjectActor {
         let rscript = self.r_config().rscript.clone();
         Box::pin(async move {
             admitted?;
-            let now = chrono::Utc::now().timestamp_millis();
+            let now = rho_plumbing::time::now_ms();
             blocking(move || probe(rscript.as_deref(), &lib, &msg.requirements, now)).await
         })
     }
@@ -145,7 +145,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                     return Ok(Plan::Done(Box::new(done)));
                 }
                 let (rs, reqs) = (r.rscript.clone(), msg.requirements.clone());
-                let now = chrono::Utc::now().timestamp_millis();
+                let now = rho_plumbing::time::now_ms();
                 let first = blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;
                 plan(&msg, &r.repos, &first)
             }
@@ -193,7 +193,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                         let ran = blocking(move || install(&rscript, &l, &repos, &p)).await?;
                         let reqs = msg.requirements.clone();
                         let rs = r.rscript.clone();
-                        let now = chrono::Utc::now().timestamp_millis();
+                        let now = rho_plumbing::time::now_ms();
                         let recheck =
                             blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;
                         match ran {

@@ -1,7 +1,7 @@
 //! `install.packages` into the project library from the configured repositories, bounded.
 
-use super::bounded::{self, Bounded, Cut, SpawnError};
 use super::probe::rscript_command;
+use rho_plumbing::child::{self, Bounded, Cut, SpawnError};
 use std::path::Path;
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ pub fn install(
     cmd.arg(repos.len().to_string());
     cmd.args(repos);
     cmd.args(packages);
-    bounded::run(cmd, INSTALL_TIMEOUT, INSTALL_MAX_OUTPUT)
+    child::run(cmd, INSTALL_TIMEOUT, INSTALL_MAX_OUTPUT)
 }
 
 /// The last `LOG_TAIL` bytes of both streams, as text.

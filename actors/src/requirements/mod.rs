@@ -1,6 +1,5 @@
 //! Owner Requirements: declared R packages, the bounded base-R probe, explicit preparation into the project library.
 
-pub mod bounded;
 pub mod contract;
 pub mod entity;
 pub mod handlers;

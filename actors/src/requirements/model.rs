@@ -185,9 +185,7 @@ impl Probe {
 
     /// The wire form.
     pub fn render(&self) -> serde_json::Value {
-        let time = chrono::DateTime::from_timestamp_millis(self.time_ms)
-            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-            .unwrap_or_default();
+        let time = rho_plumbing::time::rfc3339_ms(self.time_ms);
         serde_json::json!({
             "probe": if self.complete { "complete" } else { "unknown" },
             "reason": self.reason,

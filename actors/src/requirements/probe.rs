@@ -1,8 +1,8 @@
 //! The base-R dependency probe: one bounded `Rscript` (base package only) reporting R's version,
 //! platform, library paths and, per declared package, present (with version) / missing / unknown.
 
-use super::bounded::{self, Cut};
 use super::model::{PackageFacts, PackageState, Probe, Requirement};
+use rho_plumbing::child::{self, Cut};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -60,7 +60,7 @@ pub fn probe(
     let mut cmd = rscript_command(rscript, library);
     cmd.args(["--vanilla", "--default-packages=base", "-e", PROBE_R]);
     cmd.args(requirements.iter().map(|r| r.package.as_str()));
-    let out = match bounded::run(cmd, PROBE_TIMEOUT, PROBE_MAX_OUTPUT) {
+    let out = match child::run(cmd, PROBE_TIMEOUT, PROBE_MAX_OUTPUT) {
         Ok(o) => o,
         Err(e) => return unknown(e.to_string()),
     };
@@ -79,19 +79,10 @@ pub fn probe(
         None => {}
     }
     if out.exit_code != Some(0) {
-        let tail = String::from_utf8_lossy(&out.stderr);
-        let tail: String = tail
-            .chars()
-            .rev()
-            .take(400)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
         return unknown(format!(
             "Rscript exited with {:?}: {}",
             out.exit_code,
-            tail.trim()
+            out.stderr_tail(400)
         ));
     }
     match parse(&String::from_utf8_lossy(&out.stdout), requirements, now_ms) {

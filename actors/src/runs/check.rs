@@ -30,7 +30,7 @@ struct DeclaredFile {
 /// The bytes and digest of a file as it is now (`None`: absent or unreadable within `max`).
 pub fn actual(path: &Path, max: u64) -> Option<(u64, String)> {
     let bytes = store::read_bounded(path, max).ok()?;
-    Some((bytes.len() as u64, store::sha256(&bytes)))
+    Some((bytes.len() as u64, rho_plumbing::sha256_hex(&bytes)))
 }
 
 /// The check of one run.

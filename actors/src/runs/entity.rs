@@ -343,7 +343,7 @@ impl Entity for RunsEntity {
                     &EventMeta {
                         seq: 0,
                         entity_seq: 0,
-                        time_ms: chrono::Utc::now().timestamp_millis(),
+                        time_ms: rho_plumbing::time::now_ms(),
                         principal: String::new(),
                     },
                 );

@@ -28,9 +28,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), ActorError> {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), ActorError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| io(dir, e))
+    rho_plumbing::fs::sync_dir(dir).map_err(|e| io(dir, e))
 }
 
 /// `<name>.unsaved.<ext>` for `<name>.<ext>`.
@@ -113,7 +111,7 @@ fn build(
     for a in &plan.artifacts {
         let recorded = inventory.iter().find(|e| e.path == a.path);
         let bytes = crate::files::store::read_bounded(&out.join(&a.path), max_file_bytes).ok();
-        let sha = bytes.as_deref().map(crate::files::store::sha256);
+        let sha = bytes.as_deref().map(rho_plumbing::sha256_hex);
         let matches = match (recorded.and_then(|r| r.sha256.as_ref()), &sha) {
             (Some(r), Some(s)) => r == s,
             _ => false,

@@ -56,7 +56,7 @@ pub fn disk_code(
         },
         other => other,
     })?;
-    let actual = store::sha256(&bytes);
+    let actual = rho_plumbing::sha256_hex(&bytes);
     if !actual.eq_ignore_ascii_case(digest) {
         return Err(ActorError::Conflict {
             reason: format!(

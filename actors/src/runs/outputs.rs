@@ -47,7 +47,7 @@ pub(crate) fn register(run: RunRecord, me: Addr<ProjectActor>, limits: &crate::l
                 bounds,
                 ctx: CommandContext {
                     principal: crate::Principal::System,
-                    time_ms: chrono::Utc::now().timestamp_millis(),
+                    time_ms: rho_plumbing::time::now_ms(),
                     identity: Some((change_id, digest)),
                 },
                 operation_id: Some(run.operation_id.clone()),

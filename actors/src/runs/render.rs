@@ -3,11 +3,7 @@
 use super::model::*;
 use serde_json::{json, Value};
 
-fn time(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default()
-}
+use rho_plumbing::time::rfc3339_ms as time;
 
 /// `not-sent` / `sent` / `uncertain` (a delivery in flight is not yet known: `uncertain`).
 pub fn delivery(r: &RunRecord) -> &'static str {

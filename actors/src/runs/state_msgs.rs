@@ -107,7 +107,7 @@ impl Handler<LearnRun> for ProjectActor {
         let before = child.clone();
         let ctx = CommandContext {
             principal: crate::Principal::System,
-            time_ms: chrono::Utc::now().timestamp_millis(),
+            time_ms: rho_plumbing::time::now_ms(),
             identity: None,
         };
         let command = RunCommand::Learn { event: msg.event };

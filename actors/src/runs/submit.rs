@@ -214,7 +214,7 @@ impl Handler<SubmitRun> for ProjectActor {
                     crate::requirements::handlers::library(&dir),
                     msg.requirements.clone(),
                 );
-                let now = chrono::Utc::now().timestamp_millis();
+                let now = rho_plumbing::time::now_ms();
                 let probe = blocking(move || {
                     Ok(crate::requirements::probe::probe(
                         Some(&rs),
@@ -253,7 +253,7 @@ impl Handler<SubmitRun> for ProjectActor {
                 )));
             }
             let now = msg.ctx.time_ms;
-            let script_digest = crate::files::store::sha256(code.as_bytes());
+            let script_digest = rho_plumbing::sha256_hex(code.as_bytes());
             let record = RunRecord {
                 operation_id: op.clone(),
                 submitter: msg.ctx.principal.to_string(),
@@ -274,7 +274,7 @@ impl Handler<SubmitRun> for ProjectActor {
                     artifacts: msg.artifacts.clone(),
                     core,
                     rscript: rscript.display().to_string(),
-                    request_digest: crate::state::hex(&digest),
+                    request_digest: rho_plumbing::hex::encode(&digest),
                 },
                 delivery: Delivery::NotSent,
                 execution: Execution::Pending,

@@ -249,7 +249,7 @@ pub(super) fn register(
                 *project,
                 Activity {
                     seq: 0,
-                    time_ms: chrono::Utc::now().timestamp_millis(),
+                    time_ms: rho_plumbing::time::now_ms(),
                     session: session.clone(),
                     method: req.operation.clone(),
                     outcome: "refused".into(),

@@ -19,9 +19,7 @@ fn uuid(field: &str, text: &str) -> Result<uuid::Uuid, ApiError> {
 
 /// The wire form of a frozen context.
 fn render(r: &ContextRecord) -> Value {
-    let time = chrono::DateTime::from_timestamp_millis(r.time_ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default();
+    let time = rho_plumbing::time::rfc3339_ms(r.time_ms);
     let mut v = json!({"contextId": r.id, "createdBy": r.principal, "time": time});
     match &r.frozen {
         Frozen::Buffer {
@@ -126,7 +124,7 @@ pub(super) fn register(
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let cctx = CommandContext {
                     principal: ctx.principal.clone(),
-                    time_ms: chrono::Utc::now().timestamp_millis(),
+                    time_ms: rho_plumbing::time::now_ms(),
                     identity: Some((req.change_id.clone(), input_digest(&req, "changeId"))),
                 };
                 let record = p

@@ -64,7 +64,7 @@ pub(super) fn write_ctx<T: Serialize>(
     }
     Ok(CommandContext {
         principal: ctx.principal.clone(),
-        time_ms: chrono::Utc::now().timestamp_millis(),
+        time_ms: rho_plumbing::time::now_ms(),
         identity: Some((change_id.to_string(), input_digest(request, "changeId"))),
     })
 }

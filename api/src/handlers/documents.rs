@@ -21,16 +21,12 @@ fn doc_id(text: &str) -> Result<uuid::Uuid, ApiError> {
 fn plain(ctx: &Ctx) -> CommandContext {
     CommandContext {
         principal: ctx.principal.clone(),
-        time_ms: chrono::Utc::now().timestamp_millis(),
+        time_ms: rho_plumbing::time::now_ms(),
         identity: None,
     }
 }
 
-fn time(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default()
-}
+use rho_plumbing::time::rfc3339_ms as time;
 
 pub(super) fn register(
     table: &mut OpTable,

@@ -67,7 +67,7 @@ pub(super) fn register(
                     unsaved,
                     ctx: CommandContext {
                         principal: ctx.principal.clone(),
-                        time_ms: chrono::Utc::now().timestamp_millis(),
+                        time_ms: rho_plumbing::time::now_ms(),
                         identity: None,
                     },
                 })

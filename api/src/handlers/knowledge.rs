@@ -34,7 +34,7 @@ pub(crate) struct View {
 }
 
 fn short(bytes: &[u8]) -> String {
-    rho_actors::state::hex(&Sha256::digest(bytes))[..24].to_string()
+    rho_plumbing::sha256_hex(bytes)[..24].to_string()
 }
 
 /// The caller's view of project `text` (an Agent sees its live grant).

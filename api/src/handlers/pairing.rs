@@ -39,13 +39,18 @@ pub(super) fn register(
                 }
             };
             let link = ctx.state.pairing.mint(scope);
-            let expires = chrono::DateTime::<chrono::Utc>::from(link.expires_at);
             Ok(PairReply {
                 url: format!("{}{}", s.url, link.path),
-                expires_at: expires.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                expires_at: rho_plumbing::time::rfc3339_secs(unix_ms(link.expires_at)),
                 folder: req.folder,
             })
         }
     })?;
     Ok(())
+}
+
+/// Unix milliseconds of a time (0 before the epoch).
+fn unix_ms(t: std::time::SystemTime) -> i64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }

@@ -132,10 +132,7 @@ pub(super) fn register(
                             path: e.path,
                             kind: e.kind.to_string(),
                             bytes: e.bytes,
-                            modified: e
-                                .modified_ms
-                                .and_then(chrono::DateTime::from_timestamp_millis)
-                                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+                            modified: e.modified_ms.and_then(rho_plumbing::time::rfc3339_ms_opt),
                         })
                         .collect(),
                     next: page.next,

@@ -78,7 +78,7 @@ pub(super) fn register(
                         digest: input_digest(&req, "changeId"),
                         ctx: CommandContext {
                             principal: ctx.principal.clone(),
-                            time_ms: chrono::Utc::now().timestamp_millis(),
+                            time_ms: rho_plumbing::time::now_ms(),
                             identity: None,
                         },
                     })

@@ -165,7 +165,7 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
         repair_of: req.repair_of.clone(),
         ctx: CommandContext {
             principal: ctx.principal.clone(),
-            time_ms: chrono::Utc::now().timestamp_millis(),
+            time_ms: rho_plumbing::time::now_ms(),
             identity: Some((req.operation_id.clone(), input_digest(req, "operationId"))),
         },
         owners_selected: need_execution(s, buffer).is_ok(),
@@ -253,7 +253,7 @@ pub(super) fn register(
                     operation_id: req.operation_id.clone(),
                     ctx: CommandContext {
                         principal: ctx.principal.clone(),
-                        time_ms: chrono::Utc::now().timestamp_millis(),
+                        time_ms: rho_plumbing::time::now_ms(),
                         identity: None,
                     },
                 })

@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 /// One Agent grant's connection, as written by `rho --grant`.
 #[derive(Clone, Deserialize)]
@@ -89,21 +88,14 @@ pub fn read(path: &Path) -> Result<Connection, ConnectionError> {
 impl Connection {
     /// A digest naming this connection (its credential) for the store; not reversible.
     pub fn identity(&self) -> String {
-        hex(&Sha256::digest(
+        rho_plumbing::sha256_hex(
             format!("{}\n{}\n{}", self.project_id, self.session, self.token).as_bytes(),
-        ))
+        )
     }
 }
 
 /// Lower-case hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
+pub use rho_plumbing::hex::encode as hex;
 
 #[cfg(test)]
 mod tests {

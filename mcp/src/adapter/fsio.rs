@@ -1,9 +1,9 @@
 //! Private files of the adapter's store: 0700 folders, 0600 files written temp -> fsync -> rename
 //! -> fsync of the folder, and write-once files that are never replaced.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs;
+use std::io;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 
 /// Creates `dir` (and parents) with mode 0700 if missing.
@@ -14,64 +14,20 @@ pub fn private_dir(dir: &Path) -> io::Result<()> {
         .create(dir)
 }
 
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
 /// Replaces `path` atomically with `bytes` (0600), durable when this returns.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
-    let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)?;
-        sync_dir(dir)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    rho_plumbing::fs::replace_private(path, bytes)
 }
 
-/// Writes `path` once (0600, fsynced with its folder). `AlreadyExists` if it is there.
+/// Writes `path` once (0600, fsynced with its folder). `AlreadyExists` if it is there. Written
+/// under a temporary name first, then linked: a crash never leaves a torn record under the
+/// final name, and an existing record is never replaced.
 pub fn write_once(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    // Written under a temporary name first, then linked: a crash never leaves a torn record
-    // under the final name, and an existing record is never replaced.
-    let tmp = dir.join(format!(".once.{}.tmp", uuid::Uuid::new_v4().simple()));
-    let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::hard_link(&tmp, path)?;
-        sync_dir(dir)
-    })();
-    let _ = fs::remove_file(&tmp);
-    result
+    rho_plumbing::fs::write_once(path, bytes, Some(rho_plumbing::fs::PRIVATE))
 }
 
 /// Removes `path` durably; a missing file is fine.
-pub fn remove(path: &Path) -> io::Result<()> {
-    match fs::remove_file(path) {
-        Ok(()) => sync_dir(path.parent().unwrap_or(Path::new("."))),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-    }
-}
+pub use rho_plumbing::fs::remove;
 
 #[cfg(test)]
 mod tests {

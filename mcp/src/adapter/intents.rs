@@ -5,9 +5,7 @@
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
-use super::connection::hex;
 use super::fsio;
 use super::refusal::Refusal;
 
@@ -40,7 +38,7 @@ pub fn input_digest(input: &Value, identity_field: &str) -> String {
     }
     let mut out = Vec::new();
     canonical(&v, &mut out);
-    hex(&Sha256::digest(&out))
+    rho_plumbing::sha256_hex(&out)
 }
 
 fn canonical(v: &Value, out: &mut Vec<u8>) {
@@ -105,7 +103,7 @@ impl Intents {
         let digest = input_digest(input, "operationId");
         let path = self
             .dir
-            .join(format!("{}.json", hex(&Sha256::digest(id.as_bytes()))));
+            .join(format!("{}.json", rho_plumbing::sha256_hex(id.as_bytes())));
         let internal = |e: std::io::Error| {
             Refusal::new(
                 "internal",
@@ -152,9 +150,7 @@ impl Intents {
 }
 
 fn chrono_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
+    u64::try_from(rho_plumbing::time::now_ms()).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -2,12 +2,10 @@
 //! state, so a legacy server is not probed with `server/discover` on every start.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::client::config::ServerConfig;
 
@@ -27,7 +25,7 @@ struct Remembered {
     era: Era,
 }
 
-/// A JSON file `{ "<server id>": {"digest", "era"} }` (written temp -> rename).
+/// A JSON file `{ "<server id>": {"digest", "era"} }` (written temp -> fsync -> rename -> folder fsync).
 #[derive(Debug, Clone)]
 pub struct EraStore {
     path: PathBuf,
@@ -36,12 +34,7 @@ pub struct EraStore {
 
 /// The digest of what decides a server's era: its transport settings.
 pub fn config_digest(cfg: &ServerConfig) -> String {
-    let digest = Sha256::digest(format!("{:?}", cfg.transport).as_bytes());
-    let mut out = String::new();
-    for b in digest {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+    rho_plumbing::sha256_hex(format!("{:?}", cfg.transport).as_bytes())
 }
 
 impl EraStore {
@@ -65,9 +58,8 @@ impl EraStore {
             if let Some(dir) = self.path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            let tmp = self.path.with_extension("json.tmp");
-            std::fs::write(&tmp, serde_json::to_vec_pretty(map).unwrap_or_default())?;
-            std::fs::rename(&tmp, &self.path)
+            let bytes = serde_json::to_vec_pretty(map).unwrap_or_default();
+            rho_plumbing::fs::replace(&self.path, &bytes, None)
         })();
         if let Err(e) = result {
             tracing::debug!(target: "rho::mcp", error = %e, "could not remember MCP eras");

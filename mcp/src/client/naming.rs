@@ -2,9 +2,6 @@
 //! deterministic, collision-free shortening to the 64-character limit of model APIs.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
-
-use sha2::{Digest, Sha256};
 
 /// Model APIs cap tool names at this many characters.
 pub const MAX_TOOL_NAME: usize = 64;
@@ -28,9 +25,7 @@ pub fn encode_component(raw: &str) -> String {
     }
     let mut out = String::with_capacity(ENCODED_PREFIX.len() + raw.len() * 2);
     out.push_str(ENCODED_PREFIX);
-    for b in raw.bytes() {
-        let _ = write!(out, "{b:02x}");
-    }
+    out.push_str(&rho_plumbing::hex::encode(raw.as_bytes()));
     out
 }
 
@@ -44,12 +39,7 @@ pub fn full_name(server: &str, tool: &str) -> String {
 }
 
 fn sha_hex(s: &str) -> String {
-    let digest = Sha256::digest(s.as_bytes());
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+    rho_plumbing::sha256_hex(s.as_bytes())
 }
 
 /// Assigns exported names to full names: names within the limit stay; longer ones become the

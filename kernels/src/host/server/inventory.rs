@@ -51,15 +51,7 @@ pub fn hash_regular_file(path: &Path) -> io::Result<Option<(u64, String)>> {
 }
 
 /// Lowercase hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
+pub use rho_plumbing::hex::encode as hex;
 
 #[cfg(test)]
 mod tests {

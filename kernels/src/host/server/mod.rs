@@ -151,12 +151,7 @@ impl Host {
 }
 
 /// Milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
+pub(crate) use rho_plumbing::time::now_ms;
 
 /// Runs a Host until it ends. One per project: the lock on `.rho/host/host.lock` is held for
 /// the process's life; records a previous Host left running are marked lost first.

@@ -12,9 +12,7 @@ use std::path::Path;
 const NEW_PREFIX: &str = ".new-";
 
 /// fsync a directory so a create/rename/remove inside it is durable.
-pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
+pub(crate) use rho_plumbing::fs::sync_dir;
 
 /// Creates `<project>/.rho/host/` (fsynced into `.rho/`) if missing.
 pub(crate) fn ensure_host_dir(project: &Path) -> io::Result<()> {

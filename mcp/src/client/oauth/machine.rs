@@ -238,7 +238,7 @@ fn sign_assertion(pem: &str, client_id: &str, audience: &str) -> Result<String, 
     let claims = json!({
         "iss": client_id, "sub": client_id, "aud": audience,
         "iat": now, "exp": now + ASSERTION_SECONDS,
-        "jti": jti.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        "jti": rho_plumbing::hex::encode(&jti),
     });
     let signing_input = format!(
         "{}.{}",

@@ -2,7 +2,6 @@
 //! with a file lock held around token refresh. Tokens never leave this file except on the wire.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
@@ -42,19 +41,9 @@ impl FileCredentialStore {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let tmp = self.path.with_extension("json.tmp");
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)
-            .map_err(io)?;
         let bytes = serde_json::to_vec_pretty(map)
             .map_err(|e| AuthError::InternalError(format!("credential store: {e}")))?;
-        f.write_all(&bytes).map_err(io)?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, &self.path).map_err(io)
+        rho_plumbing::fs::replace_private(&self.path, &bytes).map_err(io)
     }
 }
 
