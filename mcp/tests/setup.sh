@@ -15,7 +15,7 @@
 # A second run with everything in place only checks the stamp files and returns.
 set -euo pipefail
 
-# Debian's Chromium: the browser of the end-to-end OAuth login test (tests/mcp_login.rs).
+# Debian's Chromium: the browser of the end-to-end OAuth login test (tests/it/mcp_login.rs).
 if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null \
     || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }

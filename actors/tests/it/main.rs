@@ -1,0 +1,17 @@
+//! The actors' one integration-test binary: one module per area, `support` shared by all.
+//!
+//! Adding tests: put them in a module here named after the area (`tests/it/<area>.rs`, listed
+//! below, alphabetically); shared helpers (configs, services over temp folders, `until` and
+//! `released` instead of sleeps) go in `support/`, never copied into a module. A module that
+//! needs a feature is declared `#[cfg(feature = "...")]` here, and `scripts/test` runs it with
+//! that feature. A test that kills a process of its own re-runs this binary as the child with
+//! `--exact <module>::<test>` and an env var that turns the test into the child (`drill`,
+//! `save_crash`). See `docs/decisions/0006-one-test-binary-per-crate.md`.
+
+mod documents_evict;
+mod drill;
+mod fail_closed;
+mod project_actor;
+#[cfg(feature = "failpoints")]
+mod save_crash;
+mod support;

@@ -1,0 +1,11 @@
+//! The kernels' one integration-test binary: one module per area, `support` shared by all.
+//!
+//! Adding tests: put them in a module here named after the area (`tests/it/<area>.rs`, listed
+//! below, alphabetically); shared helpers (the Host process, polling with a deadline) go in
+//! `support/`, never copied into a module. R comes from `kernels/tests/setup.sh`. See
+//! `docs/decisions/0006-one-test-binary-per-crate.md`.
+
+mod core_cli;
+mod host_lifecycle;
+mod host_runs;
+mod support;

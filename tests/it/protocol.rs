@@ -1,0 +1,87 @@
+//! The published contract: `protocol/index.json` and one hashed file per operation must match the code.
+//!
+//! Regenerate with `RHO_UPDATE_PROTOCOL=1 cargo test -p rho --test it protocol::`.
+
+use rho_actors::contract::registry;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn expected() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut index = Vec::new();
+    for op in registry::all() {
+        let contract = registry::contract_json(&op);
+        let hash = registry::contract_hash(&op);
+        let file = format!("operations/{}.{}.json", op.name, &hash[..16]);
+        files.push((
+            file.clone(),
+            serde_json::to_string_pretty(&contract).unwrap() + "\n",
+        ));
+        index.push(serde_json::json!({
+            "name": op.name,
+            "version": op.version,
+            "owner": op.owner.map_or("service", |o| o.name()),
+            "effect": op.effect,
+            "hash": format!("sha256:{hash}"),
+            "file": file,
+        }));
+    }
+    let doc = serde_json::json!({"apiVersion": "2.0", "operations": index});
+    files.push((
+        "index.json".to_string(),
+        serde_json::to_string_pretty(&doc).unwrap() + "\n",
+    ));
+    files
+}
+
+#[test]
+fn protocol_files_match_the_declared_contracts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol");
+    let want = expected();
+    if std::env::var_os("RHO_UPDATE_PROTOCOL").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("operations")).unwrap();
+        for (name, text) in &want {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+    }
+    let mut stale = Vec::new();
+    for (name, text) in &want {
+        match std::fs::read_to_string(dir.join(name)) {
+            Ok(have) if &have == text => {}
+            _ => stale.push(name.clone()),
+        }
+    }
+    let wanted: BTreeSet<String> = want.iter().map(|(n, _)| n.clone()).collect();
+    let extra: Vec<String> = std::fs::read_dir(dir.join("operations"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| format!("operations/{}", e.file_name().to_string_lossy()))
+                .filter(|n| !wanted.contains(n))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        stale.is_empty() && extra.is_empty(),
+        "protocol/ is stale (missing or different: {stale:?}; no longer declared: {extra:?}); \
+         regenerate with RHO_UPDATE_PROTOCOL=1 cargo test -p rho --test it protocol::"
+    );
+}
+
+#[test]
+fn every_declared_operation_has_a_unique_name_and_a_closed_request_schema() {
+    let ops = registry::all();
+    let names: BTreeSet<&str> = ops.iter().map(|o| o.name).collect();
+    assert_eq!(names.len(), ops.len());
+    for op in ops {
+        let schema = (op.request)();
+        let v = serde_json::to_value(&schema).unwrap();
+        if v["type"] == "object" {
+            assert_eq!(
+                v["additionalProperties"], false,
+                "{} accepts unknown fields",
+                op.name
+            );
+        }
+    }
+}

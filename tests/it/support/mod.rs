@@ -1,0 +1,20 @@
+//! The one support module of the root crate's test binary: the real `rho` binary, its one HTTP
+//! client, one environment (a service with a project), waiting with a deadline, R and MCP peers.
+//!
+//! Tests import what they use from here (`use crate::support::{Env, Service, http};`); a helper
+//! two modules need lives here, never copied into a test module.
+
+#![allow(dead_code, unreachable_pub)]
+
+pub mod env;
+pub mod http;
+pub mod mcp;
+pub mod poll;
+pub mod r;
+pub mod service;
+
+pub use env::{mode, rscript_spy, Env};
+pub use http::{http, http_raw, Events};
+pub use poll::until;
+pub use r::local_repo;
+pub use service::{listing, make_project, rho, run, segments, sha256_hex, text, Service};
