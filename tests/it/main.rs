@@ -22,6 +22,7 @@ mod contexts;
 mod core_host;
 mod data_owners;
 mod data_views;
+mod docs_truth;
 mod documents;
 mod http_ops;
 mod inspect;

@@ -70,8 +70,6 @@ fn the_kernels_crate_names_no_actor_async_or_sled_crate() {
 /// touches a project's files, spawns a process or names a journal type (issue 12).
 #[test]
 fn http_handlers_touch_no_files_processes_or_journal() {
-    // moving to actors/src/agent (issue 12)
-    const ALLOWED: [&str; 3] = ["sessions.rs", "agent_files.rs", "connect.rs"];
     const FORBIDDEN: [&str; 4] = ["std::fs", "std::process", "tokio::process", "rho_journal"];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("api/src/handlers");
     let mut files = Vec::new();
@@ -80,9 +78,6 @@ fn http_handlers_touch_no_files_processes_or_journal() {
     let mut found = Vec::new();
     for f in &files {
         let name = f.strip_prefix(&dir).unwrap_or(f).display().to_string();
-        if ALLOWED.contains(&name.as_str()) {
-            continue;
-        }
         let text = std::fs::read_to_string(f).unwrap_or_default();
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or_default();
@@ -109,10 +104,7 @@ fn http_handlers_touch_no_files_processes_or_journal() {
 /// allowlisted here by path with its reason.
 #[test]
 fn children_in_actors_and_api_go_through_the_plumbing_runner() {
-    const ALLOWED: &[(&str, &str)] = &[(
-        "api/src/handlers/connect.rs",
-        "moves into actors/src/agent/ in issue 12 and switches to rho_plumbing::child there",
-    )];
+    const ALLOWED: &[(&str, &str)] = &[];
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("actors/src"), &mut files);

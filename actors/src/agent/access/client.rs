@@ -1,10 +1,10 @@
 //! The Claude Code and Codex CLIs: each client's own `mcp add` command line, run bounded in time and output in its own process group.
 //!
 //! Blocking: [`run`] is called on a blocking thread. The child runs through the one bounded
-//! runner (`requirements::bounded`): its own process group, killed as a whole at a bound.
+//! runner (`rho_plumbing::child`): its own process group, killed as a whole at a bound.
 
 use super::error::AccessError;
-use crate::requirements::bounded::{self, Cut};
+use rho_plumbing::child::{self as bounded, Cut};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
