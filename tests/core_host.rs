@@ -1,6 +1,9 @@
 //! `rho core`: the Core Host through the real `rho` binary (its guard is `rho core guard`), with
 //! real R; and its CLI exit codes.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod util;
 
 use rho_kernels::host::client;

@@ -1,5 +1,8 @@
 //! Starting and stopping the service on its folders: refusals, the state lock, clean shutdown, kill -9.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod util;
 
 use util::{make_project, run, text, Service};

@@ -1,5 +1,8 @@
 //! The service lifecycle as a person and an operator meet it: defaults, flags, port memory, files, limits, plugins.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod util;
 
 use serde_json::json;

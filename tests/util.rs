@@ -1,5 +1,7 @@
 //! Test harness for black-box tests of the real `rho` binary: temp folders, starting and stopping it.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![allow(dead_code, unreachable_pub)]
 
 use std::io::{BufRead, BufReader};

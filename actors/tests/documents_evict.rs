@@ -1,5 +1,8 @@
 //! Idle buffers leave memory without closing and come back from the journal, text and undo history intact.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, ReadDocument};

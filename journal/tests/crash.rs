@@ -1,5 +1,8 @@
 //! Crash at each named fail point (feature `failpoints`): a self-exec child aborts there via
 //! `FAILPOINTS=<point>=...return(abort)`; the journal must reopen with every acknowledged record.
+
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(feature = "failpoints")]
 
 mod common;

@@ -1,6 +1,9 @@
 //! Crash drills against real processes: kill -9 at random moments, a power-loss model that cuts
 //! or garbles bytes past the durable offset, a negative control, and a second writer refused.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::collections::BTreeMap;
