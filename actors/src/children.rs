@@ -50,6 +50,10 @@ impl Children {
         c
     }
 
+    // The one justified `expect`: `maps` is keyed by `E::KIND` and only this function inserts,
+    // always a `Map<E>`, so the downcast cannot fail unless two entity types share a KIND
+    // (a programming error caught by every test that starts a project).
+    #[allow(clippy::expect_used)]
     fn map<E: Entity>(&mut self) -> &mut Map<E> {
         self.maps
             .entry(E::KIND)

@@ -7,6 +7,7 @@
 //! never a bare sleep. A helper two modules need goes in `support/`, never copied into a module.
 //! A module that needs a feature is declared `#[cfg(feature = "...")]` here, and `scripts/test`
 //! runs it with that feature. See `docs/decisions/0006-one-test-binary-per-crate.md`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod agent_activity;
 mod agent_connect;

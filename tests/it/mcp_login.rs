@@ -2,6 +2,8 @@
 //! Chromium as `$BROWSER`) against the conformance suite's authorization server, in a real
 //! terminal (`script`), and `rho mcp list --connect` then reuses the stored token.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+
 use std::path::PathBuf;
 use std::process::Command;
 

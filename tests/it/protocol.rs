@@ -2,6 +2,8 @@
 //!
 //! Regenerate with `RHO_UPDATE_PROTOCOL=1 cargo test -p rho --test it protocol::`.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+
 use rho_actors::contract::registry;
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -7,10 +7,12 @@
 //! that feature. A test that kills a process of its own re-runs this binary as the child with
 //! `--exact <module>::<test>` and an env var that turns the test into the child (`drill`,
 //! `save_crash`). See `docs/decisions/0006-one-test-binary-per-crate.md`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod documents_evict;
 mod drill;
 mod fail_closed;
+mod golden;
 mod project_actor;
 #[cfg(feature = "failpoints")]
 mod save_crash;

@@ -4,7 +4,10 @@
 //! The reference is the operator's identical `project.entries` in the same run, interleaved:
 //! the difference is the grant lookup and the activity record (appended off the reply path).
 
-#![allow(clippy::print_stdout)] // a bench driver reports on stdout
+#![allow(clippy::print_stdout)]
+// a bench driver reports on stdout
+// A bench driver aborts on any failure: a half-measured run must not print a figure.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_bench::http::{Conn, Rho};
 use rho_bench::{machine_line, quantile_us, scratch, time_loop};

@@ -1,5 +1,7 @@
 //! Regression: bulk batches submitted without waiting, across segment rolls and reopens.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+
 use rho_journal::{EntityRef, Journal, JournalConfig, NewRecord};
 use std::sync::mpsc;
 

@@ -7,6 +7,7 @@
 //! process-global fail points) re-runs this binary with `--exact <module>::<test>`
 //! (`support::child::spawn_writer`, `support::in_own_process`). See
 //! `docs/decisions/0006-one-test-binary-per-crate.md`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod basic;
 mod bulk;

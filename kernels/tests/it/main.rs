@@ -4,6 +4,7 @@
 //! below, alphabetically); shared helpers (the Host process, polling with a deadline) go in
 //! `support/`, never copied into a module. R comes from `kernels/tests/setup.sh`. See
 //! `docs/decisions/0006-one-test-binary-per-crate.md`.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
 mod core_cli;
 mod host_lifecycle;

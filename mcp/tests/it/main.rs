@@ -1,6 +1,9 @@
 //! rho-mcp integration tests: one binary, one module per area. Peers come from
 //! `mcp/tests/setup.sh` (see `peers.rs`); a missing peer fails the test.
 
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod cli_offline;
 mod contracts;
 mod eras;

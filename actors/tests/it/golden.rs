@@ -6,7 +6,9 @@
 //! `RHO_GOLDEN_WRITE=1 cargo test -p rho-actors --test golden` (see `journal/FORMAT.md`,
 //! "Golden files"): only when the format changes, and then into a new folder.
 
-mod support;
+// Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
+
+use crate::support;
 
 use rho_actors::agent::entity::{Activity, AgentCommand, Binding};
 use rho_actors::agent::handlers::{BindingWrite, RecordActivity};
@@ -371,7 +373,7 @@ async fn generate(env: &Env) -> PathBuf {
     .await
     .unwrap()
     .unwrap();
-    let binding = Uuid::from_u128(0x601d_e4);
+    let binding = Uuid::from_u128(0x0060_1de4);
     p.send(BindingWrite {
         command: AgentCommand::Open {
             binding: Binding {
