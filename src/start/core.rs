@@ -6,10 +6,7 @@
 use rho_actors::runs::CoreIdentity;
 use std::path::{Path, PathBuf};
 
-fn executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
+use super::which::{is_executable, which};
 
 /// Resolves the Core of this start; `Err` names an explicit selection that cannot be used.
 pub(crate) fn select(option: Option<&Path>) -> Result<CoreIdentity, String> {
@@ -21,11 +18,11 @@ pub(crate) fn select(option: Option<&Path>) -> Result<CoreIdentity, String> {
     let path = match explicit {
         Some(p) => {
             let found = if p.components().count() == 1 {
-                super::runtimes::which(&p.to_string_lossy())
+                which(&p.to_string_lossy())
             } else {
                 Some(p.clone())
             };
-            found.filter(|f| executable(f)).ok_or_else(|| {
+            found.filter(|f| is_executable(f)).ok_or_else(|| {
                 format!(
                     "the selected Core {} does not exist or is not executable",
                     p.display()

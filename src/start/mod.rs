@@ -7,3 +7,4 @@ pub(crate) mod folders;
 pub(crate) mod hosts;
 pub(crate) mod port;
 pub(crate) mod runtimes;
+pub(crate) mod which;

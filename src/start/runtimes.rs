@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::which::{is_executable, which};
+
 /// One runtime's selection and what was found.
 #[derive(Debug, Clone)]
 pub(crate) struct Runtime {
@@ -20,19 +22,6 @@ pub(crate) struct Runtimes {
     pub(crate) claude: Runtime,
     pub(crate) codex: Runtime,
     pub(crate) python: Runtime,
-}
-
-/// Finds `name` on PATH.
-pub(crate) fn which(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn select(
