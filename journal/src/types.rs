@@ -1,7 +1,6 @@
 //! The public value types of the journal: entity references, records, batch results and reports,
 //! and the identity (kind, principal, clock) of the journal's own records.
 
-
 use uuid::Uuid;
 
 use crate::error::JournalError;

@@ -38,8 +38,7 @@ fn product_source() -> String {
                 if name != "tests" {
                     walk(&p, out);
                 }
-            } else if name.ends_with(".rs") && name != "tests.rs" && !name.ends_with("_tests.rs")
-            {
+            } else if name.ends_with(".rs") && name != "tests.rs" && !name.ends_with("_tests.rs") {
                 let text = std::fs::read_to_string(&p).expect("source file");
                 let product = text.split("#[cfg(test)]").next().unwrap_or_default();
                 out.push_str(product);
@@ -180,7 +179,10 @@ fn every_rho_flag_named_in_the_docs_exists_and_the_reverse() {
             documented.remove(*other),
             "{other} is listed as another program's flag but no doc names it: drop it from the list"
         );
-        assert!(!rho.contains(*other), "{other} is a rho flag: drop it from the list");
+        assert!(
+            !rho.contains(*other),
+            "{other} is a rho flag: drop it from the list"
+        );
     }
     let only_docs: Vec<_> = documented.difference(&rho).collect();
     let only_rho: Vec<_> = rho.difference(&documented).collect();

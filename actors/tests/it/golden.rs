@@ -3,7 +3,7 @@
 //! `tests/golden/v<STATE_FORMAT>/journal/` holds a segment, the watermark and a snapshot written
 //! by the generator below; `state.txt` is the replayed state (`{:#?}`) and `state.sha256` the
 //! hash of its canonical encoding. Regenerate with
-//! `RHO_GOLDEN_WRITE=1 cargo test -p rho-actors --test golden` (see `journal/FORMAT.md`,
+//! `RHO_GOLDEN_WRITE=1 cargo test -p rho-actors --test it golden::` (see `journal/FORMAT.md`,
 //! "Golden files"): only when the format changes, and then into a new folder.
 
 // Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
