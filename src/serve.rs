@@ -68,7 +68,16 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         None => Limits::default(),
     };
     let selection = match &args.plugins {
-        Some(list) => Selection::parse(list).map_err(|e| fail(2, e))?,
+        Some(list) => {
+            let selection = Selection::parse(list).map_err(|e| fail(2, e))?;
+            for owner in not_built(&selection) {
+                tracing::warn!(
+                    owner = owner.name(),
+                    "selected owner is not built yet: it serves no operations"
+                );
+            }
+            selection
+        }
         None => Selection::all(),
     };
     let folders =
@@ -382,4 +391,14 @@ impl Signals {
             }
         }
     }
+}
+
+/// Selected owners that no operation of this build belongs to (annotations, console and kernel
+/// until their issues land): selecting them enables nothing, and a start says so.
+fn not_built(selection: &Selection) -> Vec<rho_actors::owners::Owner> {
+    let ops = rho_actors::contract::registry::all();
+    selection
+        .selected()
+        .filter(|o| !ops.iter().any(|op| op.owner == Some(*o)))
+        .collect()
 }

@@ -86,10 +86,18 @@ impl Runtimes {
     pub(crate) fn report(&self) -> Vec<String> {
         self.all()
             .iter()
-            .map(|r| match &r.path {
-                Some(p) if r.explicit => format!("{}: {} (selected)", r.label, p.display()),
-                Some(p) => format!("{}: found at {}", r.label, p.display()),
-                None => format!("{}: not found on PATH", r.label),
+            .map(|r| {
+                let line = match &r.path {
+                    Some(p) if r.explicit => format!("{}: {} (selected)", r.label, p.display()),
+                    Some(p) => format!("{}: found at {}", r.label, p.display()),
+                    None => format!("{}: not found on PATH", r.label),
+                };
+                // Nothing runs Python until the notebook lands (issue 15): say so.
+                if std::ptr::eq(*r, &self.python) {
+                    format!("{line}; not used yet (no notebook in this build)")
+                } else {
+                    line
+                }
             })
             .collect()
     }
