@@ -19,44 +19,22 @@ pub(super) fn holds(path: &Path, rec: &GrantRecord) -> bool {
         .is_some_and(|t| token_digest(t) == rec.digest)
 }
 
-/// Writes `bytes` privately (0600): directories 0700, temp file, fsync, rename, directory fsync.
+/// Writes `bytes` privately: missing folders 0700, then the durable 0600 replace of
+/// `rho_plumbing::fs` (temp, fsync, rename, directory fsync; the temp removed on failure).
 pub(super) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::DirBuilderExt;
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)?;
-    let tmp = dir.join(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    if let Err(e) = std::fs::rename(&tmp, path) {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::File::open(dir)?.sync_all()
+    rho_plumbing::fs::replace_private(path, bytes)
 }
 
-/// Removes a revoked grant's file (and fsyncs its folder); a missing file is fine, a failure is logged.
+/// Removes a revoked grant's file durably; a missing file is fine, a failure is logged.
 pub(super) fn remove(path: &Path) {
-    match std::fs::remove_file(path) {
-        Ok(()) => {
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => {
-            tracing::warn!(file = %path.display(), error = %e, "could not remove a revoked Agent connection file")
-        }
+    if let Err(e) = rho_plumbing::fs::remove(path) {
+        tracing::warn!(file = %path.display(), error = %e, "could not remove a revoked Agent connection file");
     }
 }
 
