@@ -10,6 +10,7 @@ mod fsutil;
 mod header;
 pub mod inspect;
 mod journal;
+mod leader;
 pub mod lease;
 mod reader;
 mod scan;

@@ -1,12 +1,11 @@
-//! The single writer thread: group commit (one write + one fdatasync per group), segment roll,
-//! write-failure rollback and fsync poisoning.
+//! One group commit of the tail segment (one write + one fdatasync per group), segment roll,
+//! write-failure rollback and fsync poisoning; run by whoever holds the write turn (`leader`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use crate::error::{IoFailure, JournalError};
 use crate::failpoint;
@@ -40,9 +39,8 @@ pub(crate) fn create_segment(dir: &Path, header: &SegmentHeader) -> io::Result<(
     Ok((f, path))
 }
 
-/// The writer thread's own state: the open tail segment.
+/// The open tail segment; only the holder of the write turn (see `leader`) touches it.
 pub(crate) struct Writer {
-    pub(crate) shared: Arc<Shared>,
     pub(crate) file: File,
     pub(crate) header: SegmentHeader,
     /// End of durable data in the current segment.
@@ -57,28 +55,12 @@ enum Outcome {
 }
 
 impl Writer {
-    /// The writer loop: runs until stopped (after draining) or poisoned.
-    pub(crate) fn run(mut self) {
-        while let Some((group, roll)) = self.next_group() {
-            self.commit(group, roll);
-        }
-    }
-
-    /// Waits for work and drains a group; `None` when the writer must exit.
-    fn next_group(&mut self) -> Option<(Vec<Batch>, bool)> {
-        let sh = Arc::clone(&self.shared);
+    /// Drains the next group from the queue; `None` when the queue is empty or the journal is
+    /// poisoned.
+    pub(crate) fn next_group(&mut self, sh: &Shared) -> Option<(Vec<Batch>, bool)> {
         let mut st = lock(&sh.state);
-        loop {
-            if matches!(st.mode, Mode::Poisoned(_)) {
-                return None;
-            }
-            if !st.queue.is_empty() {
-                break;
-            }
-            if st.stop {
-                return None;
-            }
-            st = sh.work.wait(st).unwrap_or_else(|e| e.into_inner());
+        if matches!(st.mode, Mode::Poisoned(_)) || st.queue.is_empty() {
+            return None;
         }
         let cfg = &sh.config;
         let mut group = Vec::new();
@@ -130,20 +112,22 @@ impl Writer {
                 }],
                 bytes: n,
                 done: None,
+                waiter: None,
             });
         }
         Some((group, roll))
     }
 
-    fn commit(&mut self, group: Vec<Batch>, roll: bool) {
-        match self.write_group(&group, roll) {
-            Outcome::Ok => self.ack(group, roll),
-            Outcome::WriteFailed(e) => self.fail_write(group, e),
-            Outcome::Poison(reason) => self.poison(group, reason),
+    /// Writes and syncs `group`, then completes it (or fails it and everything queued).
+    pub(crate) fn commit(&mut self, sh: &Shared, group: Vec<Batch>, roll: bool) {
+        match self.write_group(sh, &group, roll) {
+            Outcome::Ok => self.ack(sh, group, roll),
+            Outcome::WriteFailed(e) => self.fail_write(sh, group, e),
+            Outcome::Poison(reason) => self.poison(sh, group, reason),
         }
     }
 
-    fn write_group(&mut self, group: &[Batch], roll: bool) -> Outcome {
+    fn write_group(&mut self, sh: &Shared, group: &[Batch], roll: bool) -> Outcome {
         let first = group
             .first()
             .and_then(|b| b.records.first())
@@ -151,13 +135,13 @@ impl Writer {
         if roll {
             let header = SegmentHeader {
                 version: FORMAT_VERSION,
-                project_id: self.shared.project_id,
+                project_id: sh.project_id,
                 segment: self.header.segment + 1,
                 first_seq: first,
-                epoch: self.shared.epoch,
+                epoch: sh.epoch,
                 salt: rand::random(),
             };
-            match create_segment(&self.shared.dir, &header) {
+            match create_segment(&sh.dir, &header) {
                 Ok((file, _)) => {
                     self.file = file;
                     self.header = header;
@@ -165,8 +149,7 @@ impl Writer {
                 }
                 Err(e) => {
                     // If the new name may exist but is not durable, we cannot know: poison.
-                    let path = self
-                        .shared
+                    let path = sh
                         .dir
                         .join(segment_file_name(header.segment, header.first_seq));
                     if path.exists() {
@@ -187,7 +170,7 @@ impl Writer {
                     seq: r.seq,
                     write_first_seq: first,
                     entity_seq: r.entity_seq,
-                    epoch: self.shared.epoch,
+                    epoch: sh.epoch,
                     write_end: r.seq == last,
                 };
                 frame::encode_into(
@@ -229,8 +212,7 @@ impl Writer {
         self.file.write_all_at(&self.buf, self.offset)
     }
 
-    fn ack(&mut self, group: Vec<Batch>, roll: bool) {
-        let sh = Arc::clone(&self.shared);
+    fn ack(&mut self, sh: &Shared, group: Vec<Batch>, roll: bool) {
         let last = group.last().map_or(0, Batch::last_seq);
         sh.durable.store(last, Ordering::SeqCst);
         failpoint::point(failpoint::AFTER_SYNC_BEFORE_ACK);
@@ -268,13 +250,14 @@ impl Writer {
         }
         if let Some(e) = mark_err {
             self.poison(
+                sh,
                 Vec::new(),
                 format!("writing the checkpoint watermark failed: {e}"),
             );
         }
     }
 
-    fn fail_write(&mut self, group: Vec<Batch>, err: io::Error) {
+    fn fail_write(&mut self, sh: &Shared, group: Vec<Batch>, err: io::Error) {
         let truncated = if failpoint::hit(failpoint::TRUNCATE_ERROR).is_some() {
             Err(io::Error::from_raw_os_error(5))
         } else {
@@ -284,6 +267,7 @@ impl Writer {
         };
         if let Err(te) = truncated {
             return self.poison(
+                sh,
                 group,
                 format!("write failed ({err}) and truncating back failed: {te}"),
             );
@@ -294,7 +278,6 @@ impl Writer {
             error = %err,
             "journal write failed; truncated back to the durable offset"
         );
-        let sh = Arc::clone(&self.shared);
         let durable = sh.durable.load(Ordering::SeqCst);
         let (failed, waiters) = {
             let mut st = lock(&sh.state);
@@ -329,9 +312,8 @@ impl Writer {
         }
     }
 
-    fn poison(&mut self, group: Vec<Batch>, reason: String) {
+    fn poison(&mut self, sh: &Shared, group: Vec<Batch>, reason: String) {
         tracing::error!(segment = self.header.segment, %reason, "journal poisoned");
-        let sh = Arc::clone(&self.shared);
         let (queued, waiters) = {
             let mut st = lock(&sh.state);
             st.mode = Mode::Poisoned(reason.clone());
