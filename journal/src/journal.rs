@@ -14,7 +14,7 @@ use uuid::Uuid;
 use crate::config::JournalConfig;
 use crate::error::JournalError;
 use crate::fsutil;
-use crate::header::{SegmentHeader, FORMAT_VERSION, HEADER_LEN};
+use crate::header::{SegmentHeader, HEADER_LEN, PREALLOCATED_VERSION};
 use crate::inspect::ProblemKind;
 use crate::leader;
 use crate::reader::RecordIter;
@@ -74,7 +74,7 @@ impl Journal {
         fsutil::create_dirs_synced(&dir.join(snapshot::DIR_NAME))?;
         let epoch = 1;
         let header = SegmentHeader {
-            version: FORMAT_VERSION,
+            version: PREALLOCATED_VERSION,
             project_id,
             segment: 0,
             first_seq: 1,
@@ -230,12 +230,7 @@ impl Journal {
             epoch,
             state: Mutex::new(state),
             work: Condvar::new(),
-            tail: Mutex::new(Writer {
-                file,
-                header,
-                offset,
-                buf: Vec::new(),
-            }),
+            tail: Mutex::new(Writer::new(file, header, offset)),
             durable: AtomicU64::new(durable),
             marks: Mutex::new(mark),
         });

@@ -148,6 +148,13 @@ pub(crate) fn writer_thread(sh: Arc<Shared>) {
             let mut st = lock(&sh.state);
             while !st.writer_turn {
                 if st.stop && !st.writing && st.queue.is_empty() {
+                    let poisoned = matches!(st.mode, Mode::Poisoned(_));
+                    drop(st);
+                    // Nobody holds the turn, and nobody will: the tail is ours to trim. After a
+                    // failed sync the file is left exactly as it is.
+                    if !poisoned {
+                        lock(&sh.tail).trim();
+                    }
                     return;
                 }
                 st = sh.work.wait(st).unwrap_or_else(|e| e.into_inner());

@@ -12,6 +12,8 @@ pub mod inspect;
 mod journal;
 mod leader;
 pub mod lease;
+#[cfg(test)]
+mod prealloc_tests;
 mod reader;
 mod scan;
 #[cfg(test)]

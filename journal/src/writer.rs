@@ -11,7 +11,7 @@ use crate::error::{IoFailure, JournalError};
 use crate::failpoint;
 use crate::frame::{self, Stamp};
 use crate::fsutil;
-use crate::header::{segment_file_name, SegmentHeader, FORMAT_VERSION, HEADER_LEN};
+use crate::header::{segment_file_name, SegmentHeader, HEADER_LEN, PREALLOCATED_VERSION};
 use crate::state::{complete, lock, Batch, Mode, Shared, Stamped};
 use crate::types::{NewRecord, KIND_CHECKPOINT};
 
@@ -39,13 +39,21 @@ pub(crate) fn create_segment(dir: &Path, header: &SegmentHeader) -> io::Result<(
     Ok((f, path))
 }
 
+/// A preallocated segment grows by as much zero-filled space as it already holds, at least
+/// `PREALLOCATE_MIN` and at most `PREALLOCATE_MAX` at a time: a fresh or reopened segment writes
+/// little ahead, a busy one changes its size (and its sync the file's metadata) once a MiB.
+const PREALLOCATE_MIN: u64 = 64 << 10;
+const PREALLOCATE_MAX: u64 = 1 << 20;
+
 /// The open tail segment; only the holder of the write turn (see `leader`) touches it.
 pub(crate) struct Writer {
-    pub(crate) file: File,
-    pub(crate) header: SegmentHeader,
+    file: File,
+    header: SegmentHeader,
     /// End of durable data in the current segment.
-    pub(crate) offset: u64,
-    pub(crate) buf: Vec<u8>,
+    offset: u64,
+    /// Length of the file: zeros from `offset` to here were written and synced beforehand.
+    allocated: u64,
+    buf: Vec<u8>,
 }
 
 enum Outcome {
@@ -55,6 +63,34 @@ enum Outcome {
 }
 
 impl Writer {
+    /// Continues segment `file` (with `header`) at `offset`, the end of its last valid frame.
+    pub(crate) fn new(file: File, header: SegmentHeader, offset: u64) -> Writer {
+        let allocated = file.metadata().map_or(offset, |m| m.len()).max(offset);
+        Writer {
+            file,
+            header,
+            offset,
+            allocated,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Gives back the unused preallocated tail on an orderly stop (close or drop), so a segment
+    /// left by a clean stop ends at its last frame. Not synced: a preallocated tail that
+    /// survives a power cut is read as unused space anyway.
+    pub(crate) fn trim(&mut self) {
+        if self.allocated > self.offset {
+            match self.file.set_len(self.offset) {
+                Ok(()) => self.allocated = self.offset,
+                Err(e) => tracing::warn!(
+                    segment = self.header.segment,
+                    error = %e,
+                    "could not trim the journal segment's preallocated tail"
+                ),
+            }
+        }
+    }
+
     /// Drains the next group from the queue; `None` when the queue is empty or the journal is
     /// poisoned.
     pub(crate) fn next_group(&mut self, sh: &Shared) -> Option<(Vec<Batch>, bool)> {
@@ -134,7 +170,7 @@ impl Writer {
             .map_or(0, |r| r.seq);
         if roll {
             let header = SegmentHeader {
-                version: FORMAT_VERSION,
+                version: PREALLOCATED_VERSION,
                 project_id: sh.project_id,
                 segment: self.header.segment + 1,
                 first_seq: first,
@@ -143,9 +179,12 @@ impl Writer {
             };
             match create_segment(&sh.dir, &header) {
                 Ok((file, _)) => {
+                    // The sealed segment ends at its last frame again.
+                    self.trim();
                     self.file = file;
                     self.header = header;
                     self.offset = HEADER_LEN as u64;
+                    self.allocated = self.offset;
                 }
                 Err(e) => {
                     // If the new name may exist but is not durable, we cannot know: poison.
@@ -182,6 +221,8 @@ impl Writer {
                 );
             }
         }
+        let used = self.buf.len() as u64;
+        self.preallocate(sh, used);
         failpoint::point(failpoint::BEFORE_WRITE);
         if let Err(e) = self.write_buf() {
             return Outcome::WriteFailed(e);
@@ -198,8 +239,24 @@ impl Writer {
                 self.header.segment
             ));
         }
-        self.offset += self.buf.len() as u64;
+        self.offset += used;
+        self.allocated = self
+            .allocated
+            .max(self.offset + self.buf.len() as u64 - used);
         Outcome::Ok
+    }
+
+    /// When the `used` bytes in `buf` would extend a preallocated segment, appends zeros to
+    /// `buf` so that this one write (and its one sync) also preallocates the space of the
+    /// following writes (see `PREALLOCATE_MIN`), up to the segment size.
+    fn preallocate(&mut self, sh: &Shared, used: u64) {
+        let end = self.offset + used;
+        if !self.header.preallocated() || end <= self.allocated {
+            return;
+        }
+        let grow = self.offset.clamp(PREALLOCATE_MIN, PREALLOCATE_MAX);
+        let target = end.max((self.allocated + grow).min(sh.config.segment_bytes));
+        self.buf.resize((target - self.offset) as usize, 0);
     }
 
     fn write_buf(&mut self) -> io::Result<()> {
@@ -258,13 +315,21 @@ impl Writer {
     }
 
     fn fail_write(&mut self, sh: &Shared, group: Vec<Batch>, err: io::Error) {
+        // Back to the state before the write: the durable frames, then (in a preallocated
+        // segment) zeros up to the length the file had. The restored zeros may be a hole, so the
+        // next write preallocates afresh from the durable offset.
+        let before = self.allocated;
         let truncated = if failpoint::hit(failpoint::TRUNCATE_ERROR).is_some() {
             Err(io::Error::from_raw_os_error(5))
         } else {
             self.file
                 .set_len(self.offset)
+                .and_then(|()| self.file.set_len(before))
                 .and_then(|()| self.file.sync_all())
         };
+        if truncated.is_ok() {
+            self.allocated = self.offset;
+        }
         if let Err(te) = truncated {
             return self.poison(
                 sh,
