@@ -11,8 +11,11 @@ use crate::error::JournalError;
 /// Bytes of a segment header; the first frame starts here.
 pub(crate) const HEADER_LEN: usize = 72;
 const MAGIC: &[u8; 8] = b"RHOJSEG\0";
-/// Format version written in every segment header.
+/// Format version 1: a segment ends at its last frame; nothing may follow it.
 pub(crate) const FORMAT_VERSION: u32 = 1;
+/// Format version 2 (written by every new segment): the same frames, but the file may be
+/// preallocated with zeros after the last frame (see FORMAT.md, "Preallocated tail").
+pub(crate) const PREALLOCATED_VERSION: u32 = 2;
 
 /// The decoded header of a segment file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +61,7 @@ impl SegmentHeader {
             return Err("segment header checksum mismatch".to_string());
         }
         let version = u32_at(buf, 8);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != PREALLOCATED_VERSION {
             return Err(format!("unsupported segment format version {version}"));
         }
         if buf[12..16] != [0; 4] || buf[68..72] != [0; 4] {
@@ -74,6 +77,26 @@ impl SegmentHeader {
             epoch: u64_at(buf, 48),
             salt: u64_at(buf, 56),
         })
+    }
+}
+
+impl SegmentHeader {
+    /// Whether zero-filled, preallocated space may follow the last frame.
+    pub(crate) fn preallocated(&self) -> bool {
+        self.version == PREALLOCATED_VERSION
+    }
+
+    /// Where the frames of segment file `buf` end at the latest: in a preallocated segment, the
+    /// start of the run of zero bytes that reaches the end of the file (a frame boundary at or
+    /// after it is the unused tail, never a frame); otherwise the end of the file.
+    pub(crate) fn frames_end(&self, buf: &[u8]) -> usize {
+        if !self.preallocated() {
+            return buf.len();
+        }
+        buf.iter()
+            .rposition(|&b| b != 0)
+            .map_or(0, |i| i + 1)
+            .max(HEADER_LEN.min(buf.len()))
     }
 }
 

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fs::{self, OpenOptions};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{JoinHandle, ThreadId};
 
 use uuid::Uuid;
@@ -13,7 +13,8 @@ use uuid::Uuid;
 use crate::config::JournalConfig;
 use crate::error::JournalError;
 use crate::fsutil;
-use crate::header::{SegmentHeader, FORMAT_VERSION, HEADER_LEN};
+use crate::header::{SegmentHeader, HEADER_LEN, PREALLOCATED_VERSION};
+use crate::leader;
 use crate::reader::RecordIter;
 use crate::scan::{self, ProblemKind, ScanMode};
 use crate::snapshot;
@@ -62,7 +63,7 @@ impl Journal {
         fsutil::create_dirs_synced(&dir.join(snapshot::DIR_NAME))?;
         let epoch = 1;
         let header = SegmentHeader {
-            version: FORMAT_VERSION,
+            version: PREALLOCATED_VERSION,
             project_id,
             segment: 0,
             first_seq: 1,
@@ -85,6 +86,8 @@ impl Journal {
             queue: VecDeque::new(),
             waiters: BTreeMap::new(),
             stop: false,
+            writing: false,
+            writer_turn: false,
         };
         let j = Journal::start(
             dir,
@@ -171,6 +174,8 @@ impl Journal {
             queue: VecDeque::new(),
             waiters: BTreeMap::new(),
             stop: false,
+            writing: false,
+            writer_turn: false,
         };
         let report = OpenReport {
             torn_tail: torn,
@@ -214,19 +219,14 @@ impl Journal {
             epoch,
             state: Mutex::new(state),
             work: Condvar::new(),
+            tail: Mutex::new(Writer::new(file, header, offset)),
             durable: AtomicU64::new(durable),
             marks: Mutex::new(mark),
         });
-        let w = Writer {
-            shared: Arc::clone(&shared),
-            file,
-            header,
-            offset,
-            buf: Vec::new(),
-        };
+        let sh = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("rho-journal-writer".to_string())
-            .spawn(move || w.run())
+            .spawn(move || leader::writer_thread(sh))
             .map_err(|e| JournalError::io("starting the journal writer thread", e))?;
         Ok(Journal {
             shared,
@@ -247,11 +247,11 @@ impl Journal {
         }
     }
 
-    /// Blocking calls from a `done` callback would wait for the writer thread that runs it.
+    /// Blocking calls from a `done` callback would wait for the write that runs it.
     fn refuse_on_writer_thread(&self, what: &str) -> Result<(), JournalError> {
-        if std::thread::current().id() == self.writer_id {
+        if std::thread::current().id() == self.writer_id || leader::in_commit() {
             return Err(JournalError::invalid(format!(
-                "{what} must not be called from a done callback (the writer thread)"
+                "{what} must not be called from a done callback (the thread writing)"
             )));
         }
         Ok(())
@@ -259,15 +259,7 @@ impl Journal {
 
     fn append_internal(&self, kind: &str) -> Result<u64, JournalError> {
         self.refuse_on_writer_thread(kind)?;
-        let (tx, rx) = mpsc::channel();
-        self.shared.enqueue(
-            vec![self.internal_record(kind)],
-            Some(Box::new(move |r| {
-                let _ = tx.send(r);
-            })),
-            true,
-        )?;
-        rx.recv().unwrap_or(Err(JournalError::Closed))
+        leader::append(&self.shared, vec![self.internal_record(kind)], true).map(|(_, seq)| seq)
     }
 
     /// The project this journal belongs to.
@@ -285,27 +277,24 @@ impl Journal {
         &self.shared.dir
     }
 
-    /// Assigns seqs and entity seqs now (in call order across threads), queues the batch for the
-    /// writer thread and returns at once. All records of one submit land in one write. `done` is
-    /// called exactly once, from the writer thread, once the batch is durable (`Ok(last seq)`) or
-    /// with the error. When `submit` itself returns an error, `done` is dropped without a call.
+    /// Assigns seqs and entity seqs now (in call order across threads), queues the batch and
+    /// returns at once (the writer thread writes it unless a blocked `append` leads the write
+    /// first). All records of one submit land in one write. `done` is called exactly once, from
+    /// the thread that wrote the batch (the writer thread or a leading `append` caller), once the
+    /// batch is durable (`Ok(last seq)`) or with the error. When `submit` itself returns an
+    /// error, `done` is dropped without a call.
     pub fn submit(&self, records: Vec<NewRecord>, done: DoneFn) -> Result<Assigned, JournalError> {
-        self.shared.enqueue(records, Some(done), false)
+        self.shared
+            .enqueue(records, Some(done), None, false)
+            .map(|(a, _)| a)
     }
 
-    /// Submits and waits until the batch is durable.
+    /// Submits and waits until the batch is durable. When no write is in progress the calling
+    /// thread writes and syncs every pending batch itself (leader/follower group commit).
     /// Must not be called from a `done` callback.
     pub fn append(&self, records: Vec<NewRecord>) -> Result<Assigned, JournalError> {
         self.refuse_on_writer_thread("append")?;
-        let (tx, rx) = mpsc::channel();
-        let a = self.submit(
-            records,
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-        )?;
-        rx.recv().unwrap_or(Err(JournalError::Closed))?;
-        Ok(a)
+        leader::append(&self.shared, records, false).map(|(a, _)| a)
     }
 
     /// Highest seq assigned so far (durable or not).

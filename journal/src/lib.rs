@@ -10,7 +10,10 @@ mod fsutil;
 mod header;
 pub mod inspect;
 mod journal;
+mod leader;
 pub mod lease;
+#[cfg(test)]
+mod prealloc_tests;
 mod reader;
 mod scan;
 #[cfg(test)]

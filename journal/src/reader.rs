@@ -34,6 +34,8 @@ struct Current {
     header: SegmentHeader,
     buf: Vec<u8>,
     pos: usize,
+    /// Where the segment's frames end (a preallocated tail of zeros follows).
+    end: usize,
 }
 
 impl RecordIter {
@@ -112,15 +114,17 @@ impl Iterator for RecordIter {
                         format!("segment starts at seq {first}, expected {}", self.expected);
                     return self.corrupt(number, 0, reason);
                 }
+                let end = header.frames_end(&buf);
                 self.current = Some(Current {
                     number,
                     header,
                     buf,
                     pos: HEADER_LEN,
+                    end,
                 });
                 continue;
             };
-            if cur.pos >= cur.buf.len() {
+            if cur.pos >= cur.end {
                 self.current = None;
                 continue;
             }

@@ -398,7 +398,9 @@ impl Scanner {
         let mut ok = true;
         // The write (group commit) whose last frame has not been seen yet.
         let mut write: Option<OpenWrite> = None;
-        while pos < buf.len() {
+        // A preallocated segment's frames end where only zeros remain to the end of the file.
+        let frames_end = h.frames_end(buf);
+        while pos < frames_end {
             let expected = self.out.last_seq + 1;
             match frame::decode(buf, pos, h.salt, h.segment, self.mode.max_frame) {
                 Ok(v) => {

@@ -1,18 +1,21 @@
-//! State shared by the journal handle and its writer thread: the mode, seq assignment and the
-//! submit queue (`enqueue`), durability waiters and the watermark lock.
+//! State shared by the journal handle, its writing callers and its writer thread: the mode, seq
+//! assignment and the submit queue (`enqueue`), the write turn, durability waiters and the
+//! watermark lock.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use uuid::Uuid;
 
 use crate::config::JournalConfig;
 use crate::error::JournalError;
 use crate::frame;
+use crate::leader::Slot;
 use crate::types::{Assigned, DoneFn, EntityRef, NewRecord, WaitFn, INTERNAL_ENTITY_KIND};
 use crate::watermark::Watermark;
+use crate::writer::Writer;
 
 /// Lifecycle of a journal.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub(crate) struct Batch {
     pub(crate) records: Vec<Stamped>,
     pub(crate) bytes: usize,
     pub(crate) done: Option<DoneFn>,
+    /// The blocked caller waiting for this batch (`append`), who may be handed the write turn.
+    pub(crate) waiter: Option<Arc<Slot>>,
 }
 
 impl Batch {
@@ -66,16 +71,24 @@ pub(crate) struct State {
     pub(crate) queue: VecDeque<Batch>,
     pub(crate) waiters: BTreeMap<u64, Vec<WaitFn>>,
     pub(crate) stop: bool,
+    /// Someone holds the write turn (a leading caller or the writer thread): only its holder
+    /// touches the tail segment, and it hands the turn on when it is done (`leader::release`).
+    pub(crate) writing: bool,
+    /// The write turn was handed to the writer thread.
+    pub(crate) writer_turn: bool,
 }
 
-/// Everything the journal handle and the writer thread share.
+/// Everything the journal handle, its writing callers and the writer thread share.
 pub(crate) struct Shared {
     pub(crate) project_id: Uuid,
     pub(crate) dir: PathBuf,
     pub(crate) config: JournalConfig,
     pub(crate) epoch: u64,
     pub(crate) state: Mutex<State>,
+    /// Wakes the writer thread (its turn, or stop).
     pub(crate) work: Condvar,
+    /// The tail segment, locked by the holder of the write turn.
+    pub(crate) tail: Mutex<Writer>,
     pub(crate) durable: AtomicU64,
     /// The watermark last written; writers of the watermark hold this lock.
     pub(crate) marks: Mutex<Watermark>,
@@ -101,13 +114,16 @@ impl Shared {
         }
     }
 
-    /// Validates, assigns seqs under the lock and queues a batch for the writer.
+    /// Validates, assigns seqs under the lock and queues a batch. When no write is in progress
+    /// the caller takes the write turn: a `waiter` leads the write itself (returned `true`), a
+    /// batch nobody waits on hands the turn to the writer thread.
     pub(crate) fn enqueue(
         &self,
         records: Vec<NewRecord>,
         done: Option<DoneFn>,
+        waiter: Option<Arc<Slot>>,
         internal: bool,
-    ) -> Result<Assigned, JournalError> {
+    ) -> Result<(Assigned, bool), JournalError> {
         if records.is_empty() {
             return Err(JournalError::invalid("empty batch"));
         }
@@ -157,18 +173,31 @@ impl Shared {
             });
         }
         let last_seq = st.next_seq - 1;
+        let leads = waiter.is_some();
         st.queue.push_back(Batch {
             records: stamped,
             bytes,
             done,
+            waiter,
         });
+        let lead = if st.writing {
+            false
+        } else {
+            st.writing = true;
+            st.writer_turn = !leads;
+            leads
+        };
+        let wake_writer = st.writer_turn;
         drop(st);
-        self.work.notify_one();
-        Ok(Assigned {
+        if wake_writer {
+            self.work.notify_one();
+        }
+        let a = Assigned {
             first_seq,
             last_seq,
             entity_seqs,
-        })
+        };
+        Ok((a, lead))
     }
 
     /// Writes the watermark with `update` applied, under the marks lock.

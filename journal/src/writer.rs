@@ -1,18 +1,17 @@
-//! The single writer thread: group commit (one write + one fdatasync per group), segment roll,
-//! write-failure rollback and fsync poisoning.
+//! One group commit of the tail segment (one write + one fdatasync per group), segment roll,
+//! write-failure rollback and fsync poisoning; run by whoever holds the write turn (`leader`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 use crate::error::{IoFailure, JournalError};
 use crate::failpoint;
 use crate::frame::{self, Stamp};
 use crate::fsutil;
-use crate::header::{segment_file_name, SegmentHeader, FORMAT_VERSION, HEADER_LEN};
+use crate::header::{segment_file_name, SegmentHeader, HEADER_LEN, PREALLOCATED_VERSION};
 use crate::state::{complete, lock, Batch, Mode, Shared, Stamped};
 use crate::types::{NewRecord, KIND_CHECKPOINT};
 
@@ -40,14 +39,21 @@ pub(crate) fn create_segment(dir: &Path, header: &SegmentHeader) -> io::Result<(
     Ok((f, path))
 }
 
-/// The writer thread's own state: the open tail segment.
+/// A preallocated segment grows by as much zero-filled space as it already holds, at least
+/// `PREALLOCATE_MIN` and at most `PREALLOCATE_MAX` at a time: a fresh or reopened segment writes
+/// little ahead, a busy one changes its size (and its sync the file's metadata) once a MiB.
+const PREALLOCATE_MIN: u64 = 64 << 10;
+const PREALLOCATE_MAX: u64 = 1 << 20;
+
+/// The open tail segment; only the holder of the write turn (see `leader`) touches it.
 pub(crate) struct Writer {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) file: File,
-    pub(crate) header: SegmentHeader,
+    file: File,
+    header: SegmentHeader,
     /// End of durable data in the current segment.
-    pub(crate) offset: u64,
-    pub(crate) buf: Vec<u8>,
+    offset: u64,
+    /// Length of the file: zeros from `offset` to here were written and synced beforehand.
+    allocated: u64,
+    buf: Vec<u8>,
 }
 
 enum Outcome {
@@ -57,28 +63,40 @@ enum Outcome {
 }
 
 impl Writer {
-    /// The writer loop: runs until stopped (after draining) or poisoned.
-    pub(crate) fn run(mut self) {
-        while let Some((group, roll)) = self.next_group() {
-            self.commit(group, roll);
+    /// Continues segment `file` (with `header`) at `offset`, the end of its last valid frame.
+    pub(crate) fn new(file: File, header: SegmentHeader, offset: u64) -> Writer {
+        let allocated = file.metadata().map_or(offset, |m| m.len()).max(offset);
+        Writer {
+            file,
+            header,
+            offset,
+            allocated,
+            buf: Vec::new(),
         }
     }
 
-    /// Waits for work and drains a group; `None` when the writer must exit.
-    fn next_group(&mut self) -> Option<(Vec<Batch>, bool)> {
-        let sh = Arc::clone(&self.shared);
+    /// Gives back the unused preallocated tail on an orderly stop (close or drop), so a segment
+    /// left by a clean stop ends at its last frame. Not synced: a preallocated tail that
+    /// survives a power cut is read as unused space anyway.
+    pub(crate) fn trim(&mut self) {
+        if self.allocated > self.offset {
+            match self.file.set_len(self.offset) {
+                Ok(()) => self.allocated = self.offset,
+                Err(e) => tracing::warn!(
+                    segment = self.header.segment,
+                    error = %e,
+                    "could not trim the journal segment's preallocated tail"
+                ),
+            }
+        }
+    }
+
+    /// Drains the next group from the queue; `None` when the queue is empty or the journal is
+    /// poisoned.
+    pub(crate) fn next_group(&mut self, sh: &Shared) -> Option<(Vec<Batch>, bool)> {
         let mut st = lock(&sh.state);
-        loop {
-            if matches!(st.mode, Mode::Poisoned(_)) {
-                return None;
-            }
-            if !st.queue.is_empty() {
-                break;
-            }
-            if st.stop {
-                return None;
-            }
-            st = sh.work.wait(st).unwrap_or_else(|e| e.into_inner());
+        if matches!(st.mode, Mode::Poisoned(_)) || st.queue.is_empty() {
+            return None;
         }
         let cfg = &sh.config;
         let mut group = Vec::new();
@@ -130,43 +148,47 @@ impl Writer {
                 }],
                 bytes: n,
                 done: None,
+                waiter: None,
             });
         }
         Some((group, roll))
     }
 
-    fn commit(&mut self, group: Vec<Batch>, roll: bool) {
-        match self.write_group(&group, roll) {
-            Outcome::Ok => self.ack(group, roll),
-            Outcome::WriteFailed(e) => self.fail_write(group, e),
-            Outcome::Poison(reason) => self.poison(group, reason),
+    /// Writes and syncs `group`, then completes it (or fails it and everything queued).
+    pub(crate) fn commit(&mut self, sh: &Shared, group: Vec<Batch>, roll: bool) {
+        match self.write_group(sh, &group, roll) {
+            Outcome::Ok => self.ack(sh, group, roll),
+            Outcome::WriteFailed(e) => self.fail_write(sh, group, e),
+            Outcome::Poison(reason) => self.poison(sh, group, reason),
         }
     }
 
-    fn write_group(&mut self, group: &[Batch], roll: bool) -> Outcome {
+    fn write_group(&mut self, sh: &Shared, group: &[Batch], roll: bool) -> Outcome {
         let first = group
             .first()
             .and_then(|b| b.records.first())
             .map_or(0, |r| r.seq);
         if roll {
             let header = SegmentHeader {
-                version: FORMAT_VERSION,
-                project_id: self.shared.project_id,
+                version: PREALLOCATED_VERSION,
+                project_id: sh.project_id,
                 segment: self.header.segment + 1,
                 first_seq: first,
-                epoch: self.shared.epoch,
+                epoch: sh.epoch,
                 salt: rand::random(),
             };
-            match create_segment(&self.shared.dir, &header) {
+            match create_segment(&sh.dir, &header) {
                 Ok((file, _)) => {
+                    // The sealed segment ends at its last frame again.
+                    self.trim();
                     self.file = file;
                     self.header = header;
                     self.offset = HEADER_LEN as u64;
+                    self.allocated = self.offset;
                 }
                 Err(e) => {
                     // If the new name may exist but is not durable, we cannot know: poison.
-                    let path = self
-                        .shared
+                    let path = sh
                         .dir
                         .join(segment_file_name(header.segment, header.first_seq));
                     if path.exists() {
@@ -187,7 +209,7 @@ impl Writer {
                     seq: r.seq,
                     write_first_seq: first,
                     entity_seq: r.entity_seq,
-                    epoch: self.shared.epoch,
+                    epoch: sh.epoch,
                     write_end: r.seq == last,
                 };
                 frame::encode_into(
@@ -199,6 +221,8 @@ impl Writer {
                 );
             }
         }
+        let used = self.buf.len() as u64;
+        self.preallocate(sh, used);
         failpoint::point(failpoint::BEFORE_WRITE);
         if let Err(e) = self.write_buf() {
             return Outcome::WriteFailed(e);
@@ -215,8 +239,24 @@ impl Writer {
                 self.header.segment
             ));
         }
-        self.offset += self.buf.len() as u64;
+        self.offset += used;
+        self.allocated = self
+            .allocated
+            .max(self.offset + self.buf.len() as u64 - used);
         Outcome::Ok
+    }
+
+    /// When the `used` bytes in `buf` would extend a preallocated segment, appends zeros to
+    /// `buf` so that this one write (and its one sync) also preallocates the space of the
+    /// following writes (see `PREALLOCATE_MIN`), up to the segment size.
+    fn preallocate(&mut self, sh: &Shared, used: u64) {
+        let end = self.offset + used;
+        if !self.header.preallocated() || end <= self.allocated {
+            return;
+        }
+        let grow = self.offset.clamp(PREALLOCATE_MIN, PREALLOCATE_MAX);
+        let target = end.max((self.allocated + grow).min(sh.config.segment_bytes));
+        self.buf.resize((target - self.offset) as usize, 0);
     }
 
     fn write_buf(&mut self) -> io::Result<()> {
@@ -229,8 +269,7 @@ impl Writer {
         self.file.write_all_at(&self.buf, self.offset)
     }
 
-    fn ack(&mut self, group: Vec<Batch>, roll: bool) {
-        let sh = Arc::clone(&self.shared);
+    fn ack(&mut self, sh: &Shared, group: Vec<Batch>, roll: bool) {
         let last = group.last().map_or(0, Batch::last_seq);
         sh.durable.store(last, Ordering::SeqCst);
         failpoint::point(failpoint::AFTER_SYNC_BEFORE_ACK);
@@ -268,22 +307,32 @@ impl Writer {
         }
         if let Some(e) = mark_err {
             self.poison(
+                sh,
                 Vec::new(),
                 format!("writing the checkpoint watermark failed: {e}"),
             );
         }
     }
 
-    fn fail_write(&mut self, group: Vec<Batch>, err: io::Error) {
+    fn fail_write(&mut self, sh: &Shared, group: Vec<Batch>, err: io::Error) {
+        // Back to the state before the write: the durable frames, then (in a preallocated
+        // segment) zeros up to the length the file had. The restored zeros may be a hole, so the
+        // next write preallocates afresh from the durable offset.
+        let before = self.allocated;
         let truncated = if failpoint::hit(failpoint::TRUNCATE_ERROR).is_some() {
             Err(io::Error::from_raw_os_error(5))
         } else {
             self.file
                 .set_len(self.offset)
+                .and_then(|()| self.file.set_len(before))
                 .and_then(|()| self.file.sync_all())
         };
+        if truncated.is_ok() {
+            self.allocated = self.offset;
+        }
         if let Err(te) = truncated {
             return self.poison(
+                sh,
                 group,
                 format!("write failed ({err}) and truncating back failed: {te}"),
             );
@@ -294,7 +343,6 @@ impl Writer {
             error = %err,
             "journal write failed; truncated back to the durable offset"
         );
-        let sh = Arc::clone(&self.shared);
         let durable = sh.durable.load(Ordering::SeqCst);
         let (failed, waiters) = {
             let mut st = lock(&sh.state);
@@ -329,9 +377,8 @@ impl Writer {
         }
     }
 
-    fn poison(&mut self, group: Vec<Batch>, reason: String) {
+    fn poison(&mut self, sh: &Shared, group: Vec<Batch>, reason: String) {
         tracing::error!(segment = self.header.segment, %reason, "journal poisoned");
-        let sh = Arc::clone(&self.shared);
         let (queued, waiters) = {
             let mut st = lock(&sh.state);
             st.mode = Mode::Poisoned(reason.clone());

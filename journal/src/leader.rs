@@ -1,0 +1,166 @@
+//! Leader/follower group commit: a blocked caller that finds no write in progress writes every
+//! pending batch itself; the writer thread writes only for batches nobody is blocked on.
+//!
+//! The write turn (`State::writing`) is held by exactly one thread at a time, which alone locks
+//! the tail segment. Its holder writes groups until its own batch is complete (a leading caller)
+//! or the queue is empty (the writer thread), then hands the turn on under the state lock: to a
+//! caller blocked on a queued batch if there is one, else to the writer thread, else to nobody.
+//! So one `append` with no competition is one write + one fdatasync on the caller's own thread,
+//! with no thread hand-off, and queued batches never wait for a turn nobody holds.
+
+use std::cell::Cell;
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::error::JournalError;
+use crate::state::{lock, Mode, Shared};
+use crate::types::{Assigned, NewRecord};
+
+thread_local! {
+    /// This thread holds the write turn (it runs completion callbacks).
+    static IN_COMMIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// True on a thread that holds the write turn, i.e. inside a completion callback: a blocking
+/// journal call there would wait for itself.
+pub(crate) fn in_commit() -> bool {
+    IN_COMMIT.with(Cell::get)
+}
+
+/// What a blocked caller is woken for.
+enum Wake {
+    Done(Result<u64, JournalError>),
+    Lead,
+}
+
+#[derive(Default)]
+struct SlotState {
+    result: Option<Result<u64, JournalError>>,
+    lead: bool,
+}
+
+/// Where a blocked caller waits: for its batch's outcome, or to be handed the write turn.
+#[derive(Default)]
+pub(crate) struct Slot {
+    state: Mutex<SlotState>,
+    wake: Condvar,
+}
+
+impl Slot {
+    fn set(&self, r: Result<u64, JournalError>) {
+        lock(&self.state).result = Some(r);
+        self.wake.notify_one();
+    }
+
+    fn grant(&self) {
+        lock(&self.state).lead = true;
+        self.wake.notify_one();
+    }
+
+    fn is_done(&self) -> bool {
+        lock(&self.state).result.is_some()
+    }
+
+    fn wait(&self) -> Wake {
+        let mut s = lock(&self.state);
+        loop {
+            if let Some(r) = s.result.take() {
+                return Wake::Done(r);
+            }
+            if s.lead {
+                s.lead = false;
+                return Wake::Lead;
+            }
+            s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Submits `records` and blocks until they are durable (or failed), leading the write when no
+/// other write is in progress. Returns the assignment and the batch's last seq.
+pub(crate) fn append(
+    sh: &Shared,
+    records: Vec<NewRecord>,
+    internal: bool,
+) -> Result<(Assigned, u64), JournalError> {
+    let slot = Arc::new(Slot::default());
+    let done = Arc::clone(&slot);
+    let (assigned, leads) = sh.enqueue(
+        records,
+        Some(Box::new(move |r| done.set(r))),
+        Some(Arc::clone(&slot)),
+        internal,
+    )?;
+    if leads {
+        lead(sh, Some(&slot));
+    }
+    loop {
+        match slot.wait() {
+            Wake::Done(r) => return r.map(|seq| (assigned, seq)),
+            Wake::Lead => lead(sh, Some(&slot)),
+        }
+    }
+}
+
+/// Runs with the write turn: writes groups until `mine` is complete (or, for the writer thread,
+/// until the queue is empty), then hands the turn on.
+fn lead(sh: &Shared, mine: Option<&Slot>) {
+    IN_COMMIT.with(|c| c.set(true));
+    {
+        let mut tail = lock(&sh.tail);
+        while let Some((group, roll)) = tail.next_group(sh) {
+            tail.commit(sh, group, roll);
+            if mine.is_some_and(Slot::is_done) {
+                break;
+            }
+        }
+    }
+    IN_COMMIT.with(|c| c.set(false));
+    release(sh);
+}
+
+/// Hands the write turn on: to a caller blocked on a queued batch, else to the writer thread,
+/// else to nobody (the next submit takes it).
+fn release(sh: &Shared) {
+    let mut st = lock(&sh.state);
+    if st.queue.is_empty() || matches!(st.mode, Mode::Poisoned(_)) {
+        st.writing = false;
+        let stop = st.stop;
+        drop(st);
+        if stop {
+            sh.work.notify_all();
+        }
+        return;
+    }
+    if let Some(next) = st.queue.iter().find_map(|b| b.waiter.as_ref()) {
+        next.grant();
+        return;
+    }
+    st.writer_turn = true;
+    drop(st);
+    sh.work.notify_one();
+}
+
+/// The writer thread: writes whenever it is handed the turn; exits once stopped with no write in
+/// progress and nothing queued.
+pub(crate) fn writer_thread(sh: Arc<Shared>) {
+    loop {
+        {
+            let mut st = lock(&sh.state);
+            while !st.writer_turn {
+                if st.stop && !st.writing && st.queue.is_empty() {
+                    let poisoned = matches!(st.mode, Mode::Poisoned(_));
+                    drop(st);
+                    // Nobody holds the turn, and nobody will: the tail is ours to trim. After a
+                    // failed sync the file is left exactly as it is.
+                    if !poisoned {
+                        lock(&sh.tail).trim();
+                    }
+                    return;
+                }
+                st = sh.work.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            st.writer_turn = false;
+        }
+        lead(&sh, None);
+    }
+}
