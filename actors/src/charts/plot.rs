@@ -5,7 +5,6 @@ use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
 use crate::tables::load::{compute, read_table, TableBounds};
 use crate::tables::read::Table;
-use crate::tables::schema::Cell;
 use crate::tables::TablesError;
 use actix::prelude::*;
 use uuid::Uuid;
@@ -21,14 +20,6 @@ pub struct DataPlot {
     /// `resources.maxChartPoints`.
     pub max_points: u64,
     pub bounds: TableBounds,
-}
-
-fn number(c: &Cell) -> Option<f64> {
-    match c {
-        Cell::Int(i) => Some(*i as f64),
-        Cell::Num(n) => Some(*n),
-        _ => None,
-    }
 }
 
 fn numeric_column(t: &Table, field: &str, name: &str) -> Result<usize, ActorError> {
@@ -48,7 +39,7 @@ fn numeric_column(t: &Table, field: &str, name: &str) -> Result<usize, ActorErro
 pub fn plot(t: &Table, x: &str, y: &str, max_points: u64) -> Result<PlotReply, ActorError> {
     let (xc, yc) = (numeric_column(t, "x", x)?, numeric_column(t, "y", y)?);
     let rows: Vec<(usize, f64, f64)> = (0..t.rows)
-        .filter_map(|r| Some((r, number(&t.columns[xc][r])?, number(&t.columns[yc][r])?)))
+        .filter_map(|r| Some((r, t.number(xc, r)?, t.number(yc, r)?)))
         .collect();
     let total = rows.len() as u64;
     let step = total.div_ceil(max_points.max(1)).max(1);

@@ -25,50 +25,75 @@ pub fn for_each_record(
     text: &str,
     mut record: impl FnMut(&[std::borrow::Cow<'_, str>]) -> bool,
 ) -> Result<(), CsvError> {
-    use std::borrow::Cow;
+    records(text, 0, text.len(), 1, |fields| {
+        let cows: Vec<std::borrow::Cow<'_, str>> = fields
+            .iter()
+            .map(|f| std::borrow::Cow::Borrowed(*f))
+            .collect();
+        record(&cows)
+    })?;
+    Ok(())
+}
+
+/// Calls `record` with the fields of each record that starts in `from..until` (`from` a record
+/// start; a record may run past `until`), without allocating per field. Returns where the last
+/// record read ended and its line; `line` is the line number at `from` (for errors).
+pub fn records(
+    text: &str,
+    from: usize,
+    until: usize,
+    mut line: u64,
+    mut record: impl FnMut(&[&str]) -> bool,
+) -> Result<(usize, u64), CsvError> {
     let b = text.as_bytes();
-    let mut i = 0;
-    let mut line = 1u64;
-    let mut fields: Vec<Cow<'_, str>> = Vec::with_capacity(32);
-    while i < b.len() {
-        fields.clear();
+    let mut i = from;
+    // Field spans: in `text`, or (when unquoting was needed) in `scratch`.
+    let mut spans: Vec<(bool, usize, usize)> = Vec::with_capacity(32);
+    let mut scratch = String::new();
+    let mut spare: Vec<&'static str> = Vec::with_capacity(32);
+    while i < until.min(b.len()) {
+        spans.clear();
+        scratch.clear();
         loop {
-            // One field starting at i.
             if i < b.len() && b[i] == b'"' {
                 let start_line = line;
                 i += 1;
-                let mut owned = String::new();
                 let mut seg = i;
+                let mut unquoted: Option<usize> = None;
                 loop {
-                    match memchr_quote(b, i) {
-                        None => return Err(CsvError::Unterminated { line: start_line }),
-                        Some(q) => {
-                            line += b[i..q].iter().filter(|&&c| c == b'\n').count() as u64;
-                            if q + 1 < b.len() && b[q + 1] == b'"' {
-                                owned.push_str(&text[seg..=q]);
-                                i = q + 2;
-                                seg = i;
-                            } else {
-                                owned.push_str(&text[seg..q]);
-                                i = q + 1;
-                                break;
+                    let Some(q) = find_quote(b, i) else {
+                        return Err(CsvError::Unterminated { line: start_line });
+                    };
+                    line += b[i..q].iter().filter(|&&c| c == b'\n').count() as u64;
+                    if q + 1 < b.len() && b[q + 1] == b'"' {
+                        unquoted.get_or_insert(scratch.len());
+                        scratch.push_str(&text[seg..=q]);
+                        i = q + 2;
+                        seg = i;
+                    } else {
+                        match unquoted {
+                            Some(s0) => {
+                                scratch.push_str(&text[seg..q]);
+                                spans.push((true, s0, scratch.len()));
                             }
+                            None => spans.push((false, seg, q)),
                         }
+                        i = q + 1;
+                        break;
                     }
                 }
-                fields.push(Cow::Owned(owned));
                 if i < b.len() && !matches!(b[i], b',' | b'\n' | b'\r') {
                     return Err(CsvError::StrayQuote { line });
                 }
             } else {
                 let start = i;
-                while i < b.len() && !matches!(b[i], b',' | b'\n' | b'\r') {
-                    if b[i] == b'"' {
-                        return Err(CsvError::StrayQuote { line });
-                    }
+                while i < b.len() && !matches!(b[i], b',' | b'\n' | b'\r' | b'"') {
                     i += 1;
                 }
-                fields.push(Cow::Borrowed(&text[start..i]));
+                if i < b.len() && b[i] == b'"' {
+                    return Err(CsvError::StrayQuote { line });
+                }
+                spans.push((false, start, i));
             }
             if i < b.len() && b[i] == b',' {
                 i += 1;
@@ -84,14 +109,26 @@ pub fn for_each_record(
             i += 1;
         }
         line += 1;
-        if !record(&fields) {
-            return Ok(());
+        // Reuse one allocation for the field list across records.
+        let mut fields: Vec<&str> = std::mem::take(&mut spare).into_iter().map(|_| "").collect();
+        fields.extend(spans.iter().map(|&(s, a, z)| {
+            if s {
+                scratch.get(a..z).unwrap_or("")
+            } else {
+                text.get(a..z).unwrap_or("")
+            }
+        }));
+        let go_on = record(&fields);
+        fields.clear();
+        spare = fields.into_iter().map(|_| "").collect();
+        if !go_on {
+            return Ok((i, line));
         }
     }
-    Ok(())
+    Ok((i, line))
 }
 
-fn memchr_quote(b: &[u8], from: usize) -> Option<usize> {
+fn find_quote(b: &[u8], from: usize) -> Option<usize> {
     b[from..].iter().position(|&c| c == b'"').map(|p| p + from)
 }
 

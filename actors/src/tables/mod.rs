@@ -1,15 +1,20 @@
 //! Owner Tables: typed reading of declared CSV and JSON-rows tables, `data.page`, `data.compare` and selections.
 
 pub mod cache;
+pub mod column;
 pub mod contract;
 pub mod csv;
 pub mod entry;
+pub mod keys;
 pub mod load;
 pub mod page;
+mod parallel;
 pub mod query;
 pub mod read;
 pub mod schema;
 pub mod selection;
+#[cfg(test)]
+mod tests;
 
 use crate::error::ActorError;
 use crate::files::FilesError;

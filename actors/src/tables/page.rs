@@ -5,8 +5,7 @@ use super::contract::{
     SortSpec,
 };
 use super::load::{compute, read_table, TableBounds};
-use super::query::{cell_json, filter_value, select, Filter, Op, Sort};
-use super::schema::Cell;
+use super::query::{cell_ref_json, filter_value, select, Filter, Op, Sort};
 use super::TablesError;
 use crate::error::ActorError;
 use crate::files::contract::ResourceRef;
@@ -76,7 +75,7 @@ impl Handler<DataPage> for ProjectActor {
                             .iter()
                             .enumerate()
                             .map(|(c, column)| {
-                                (column.name.clone(), cell_json(&t.columns[c][r as usize]))
+                                (column.name.clone(), cell_ref_json(t.cell(c, r as usize)))
                             })
                             .collect(),
                     })
@@ -118,14 +117,6 @@ pub struct DataCompare {
     pub offset: u64,
     pub page: u64,
     pub bounds: TableBounds,
-}
-
-fn number(c: &Cell) -> Option<f64> {
-    match c {
-        Cell::Int(i) => Some(*i as f64),
-        Cell::Num(n) => Some(*n),
-        _ => None,
-    }
 }
 
 impl Handler<DataCompare> for ProjectActor {
@@ -174,8 +165,8 @@ impl Handler<DataCompare> for ProjectActor {
                 let mut left_only = Vec::new();
                 for row in 0..lt.rows {
                     let key = lt.key(row).unwrap_or_default();
-                    match rt.keys.get(key) {
-                        Some(&rrow) => {
+                    match rt.key_row(key) {
+                        Some(rrow) => {
                             counts.matched += 1;
                             matched.push((key.to_string(), row, rrow));
                         }
@@ -188,7 +179,7 @@ impl Handler<DataCompare> for ProjectActor {
                 let mut right_only = Vec::new();
                 for row in 0..rt.rows {
                     let key = rt.key(row).unwrap_or_default();
-                    if !lt.keys.contains_key(key) {
+                    if lt.key_row(key).is_none() {
                         counts.right_only += 1;
                         right_only.push(key.to_string());
                     }
@@ -223,8 +214,8 @@ impl Handler<DataCompare> for ProjectActor {
                             values: cols
                                 .iter()
                                 .map(|(name, lc, rc)| {
-                                    let a = number(&lt.columns[*lc][*lrow]);
-                                    let b = number(&rt.columns[*rc][*rrow]);
+                                    let a = lt.number(*lc, *lrow);
+                                    let b = rt.number(*rc, *rrow);
                                     FieldValue {
                                         field: name.clone(),
                                         left: a,

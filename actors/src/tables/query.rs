@@ -1,5 +1,6 @@
 //! Filtering and stable sorting of a typed table's rows (missing values last), by row index.
 
+use super::column::{CellRef, ColumnData, Values};
 use super::read::Table;
 use super::schema::{Cell, ColumnType};
 use crate::error::ActorError;
@@ -97,30 +98,47 @@ pub fn filter_value(
 
 /// Order of two non-missing cells of one column.
 pub fn cmp(a: &Cell, b: &Cell) -> Ordering {
+    cmp_ref(view(a), view(b))
+}
+
+/// Order of two cells of one column (missing last).
+pub fn cmp_ref(a: CellRef<'_>, b: CellRef<'_>) -> Ordering {
     match (a, b) {
-        (Cell::Int(x), Cell::Int(y)) => x.cmp(y),
-        (Cell::Num(x), Cell::Num(y)) => x.total_cmp(y),
-        (Cell::Text(x), Cell::Text(y)) => x.cmp(y),
-        (Cell::Bool(x), Cell::Bool(y)) => x.cmp(y),
-        (Cell::Time(x, _), Cell::Time(y, _)) => x.cmp(y),
-        (Cell::Missing, Cell::Missing) => Ordering::Equal,
-        (Cell::Missing, _) => Ordering::Greater,
-        (_, Cell::Missing) => Ordering::Less,
+        (CellRef::Int(x), CellRef::Int(y)) => x.cmp(&y),
+        (CellRef::Num(x), CellRef::Num(y)) => x.total_cmp(&y),
+        (CellRef::Text(x), CellRef::Text(y)) => x.cmp(y),
+        (CellRef::Bool(x), CellRef::Bool(y)) => x.cmp(&y),
+        (CellRef::Time(x, _), CellRef::Time(y, _)) => x.cmp(&y),
+        (CellRef::Missing, CellRef::Missing) => Ordering::Equal,
+        (CellRef::Missing, _) => Ordering::Greater,
+        (_, CellRef::Missing) => Ordering::Less,
         _ => Ordering::Equal,
     }
 }
 
-fn keep(cell: &Cell, f: &Filter) -> bool {
+/// The borrowed view of an owned cell.
+pub fn view(c: &Cell) -> CellRef<'_> {
+    match c {
+        Cell::Missing => CellRef::Missing,
+        Cell::Text(t) => CellRef::Text(t),
+        Cell::Int(i) => CellRef::Int(*i),
+        Cell::Num(n) => CellRef::Num(*n),
+        Cell::Bool(b) => CellRef::Bool(*b),
+        Cell::Time(ns, t) => CellRef::Time(*ns, t),
+    }
+}
+
+fn keep(cell: CellRef<'_>, f: &Filter) -> bool {
     match (f.op, cell) {
-        (Op::Missing, c) => matches!(c, Cell::Missing),
-        (_, Cell::Missing) => false,
-        (Op::Contains, Cell::Text(t) | Cell::Time(_, t)) => match &f.value {
+        (Op::Missing, c) => matches!(c, CellRef::Missing),
+        (_, CellRef::Missing) => false,
+        (Op::Contains, CellRef::Text(t) | CellRef::Time(_, t)) => match &f.value {
             Cell::Text(needle) => t.contains(&**needle),
             _ => false,
         },
         (Op::Contains, _) => false,
         (op, c) => {
-            let o = cmp(c, &f.value);
+            let o = cmp_ref(c, view(&f.value));
             match op {
                 Op::Eq => o == Ordering::Equal,
                 Op::Ne => o != Ordering::Equal,
@@ -140,20 +158,25 @@ pub fn select(t: &Table, filters: &[Filter], sort: &[Sort]) -> Vec<u32> {
         .filter(|&r| {
             filters
                 .iter()
-                .all(|f| keep(&t.columns[f.column][r as usize], f))
+                .all(|f| keep(t.cell(f.column, r as usize), f))
         })
         .collect();
+    if let [s] = sort {
+        if let Some(sorted) = sort_by_number_key(&t.columns[s.column], &rows, s.descending) {
+            return sorted;
+        }
+    }
     if !sort.is_empty() {
         rows.sort_by(|&a, &b| {
             for s in sort {
                 let col = &t.columns[s.column];
-                let (x, y) = (&col[a as usize], &col[b as usize]);
+                let (x, y) = (col.get(a as usize), col.get(b as usize));
                 let o = match (x, y) {
-                    (Cell::Missing, Cell::Missing) => Ordering::Equal,
-                    (Cell::Missing, _) => Ordering::Greater,
-                    (_, Cell::Missing) => Ordering::Less,
-                    _ if s.descending => cmp(y, x),
-                    _ => cmp(x, y),
+                    (CellRef::Missing, CellRef::Missing) => Ordering::Equal,
+                    (CellRef::Missing, _) => Ordering::Greater,
+                    (_, CellRef::Missing) => Ordering::Less,
+                    _ if s.descending => cmp_ref(y, x),
+                    _ => cmp_ref(x, y),
                 };
                 if o != Ordering::Equal {
                     return o;
@@ -165,16 +188,55 @@ pub fn select(t: &Table, filters: &[Filter], sort: &[Sort]) -> Vec<u32> {
     rows
 }
 
+/// A stable sort of `rows` by one non-text column: its keys extracted once as ordered `u64`s,
+/// ties by row, missing rows last in file order. `None` for a text column.
+fn sort_by_number_key(col: &ColumnData, rows: &[u32], descending: bool) -> Option<Vec<u32>> {
+    const SIGN: u64 = 1 << 63;
+    let key: Box<dyn Fn(usize) -> u64 + '_> = match &col.values {
+        Values::Int(v) => Box::new(move |r| v[r] as u64 ^ SIGN),
+        Values::Time(v, _) => Box::new(move |r| v[r] as u64 ^ SIGN),
+        Values::Num(v) => Box::new(move |r| {
+            let b = v[r].to_bits();
+            if b & SIGN != 0 {
+                !b
+            } else {
+                b | SIGN
+            }
+        }),
+        Values::Bool(v) => Box::new(move |r| u64::from(v[r])),
+        Values::Text(_) => return None,
+    };
+    let mut keyed = Vec::with_capacity(rows.len());
+    let mut missing = Vec::new();
+    for &r in rows {
+        if col.is_missing(r as usize) {
+            missing.push(r);
+        } else {
+            let k = key(r as usize);
+            keyed.push((if descending { !k } else { k }, r));
+        }
+    }
+    keyed.sort_unstable();
+    let mut out: Vec<u32> = keyed.into_iter().map(|(_, r)| r).collect();
+    out.extend(missing);
+    Some(out)
+}
+
 /// A cell as JSON: integers beyond +/-2^53 as strings (CONVENTIONS, numbers).
 pub fn cell_json(c: &Cell) -> serde_json::Value {
+    cell_ref_json(view(c))
+}
+
+/// A cell read in place as JSON (as `cell_json`).
+pub fn cell_ref_json(c: CellRef<'_>) -> serde_json::Value {
     use serde_json::Value;
     const SAFE: i64 = 1 << 53;
     match c {
-        Cell::Missing => Value::Null,
-        Cell::Text(t) | Cell::Time(_, t) => Value::String(t.to_string()),
-        Cell::Int(i) if (-SAFE..=SAFE).contains(i) => Value::from(*i),
-        Cell::Int(i) => Value::String(i.to_string()),
-        Cell::Num(n) => serde_json::Number::from_f64(*n).map_or(Value::Null, Value::Number),
-        Cell::Bool(b) => Value::Bool(*b),
+        CellRef::Missing => Value::Null,
+        CellRef::Text(t) | CellRef::Time(_, t) => Value::String(t.to_string()),
+        CellRef::Int(i) if (-SAFE..=SAFE).contains(&i) => Value::from(i),
+        CellRef::Int(i) => Value::String(i.to_string()),
+        CellRef::Num(n) => serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
+        CellRef::Bool(b) => Value::Bool(b),
     }
 }

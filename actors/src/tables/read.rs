@@ -1,10 +1,13 @@
 //! Reading a table's bytes by its schema: every cell typed, keys checked, the first problems reported by row and column.
 
+use super::column::{CellRef, ColumnData};
 use super::csv;
-use super::schema::{type_text, Cell, ColumnType, Schema, TableFormat};
+use super::keys::KeyIndex;
+use super::schema::{
+    parse_integer, parse_number, type_text, Cell, Column, ColumnType, Schema, TableFormat,
+};
 use super::TablesError;
 use crate::error::ActorError;
-use std::collections::HashMap;
 
 /// How many problems a refusal lists.
 pub const MAX_PROBLEMS: usize = 20;
@@ -18,43 +21,90 @@ pub struct Problem {
     pub reason: String,
 }
 
-/// A fully validated, typed table, column-major.
+/// A fully validated, typed table, column-major: typed value vectors, texts in one arena per column.
 #[derive(Debug)]
 pub struct Table {
     pub schema: Schema,
     pub rows: usize,
-    pub columns: Vec<Vec<Cell>>,
+    pub columns: Vec<ColumnData>,
     /// Row of each key, for keyed tables.
-    pub keys: HashMap<Box<str>, usize>,
+    pub keys: KeyIndex,
 }
 
 impl Table {
     pub fn key(&self, row: usize) -> Option<&str> {
         let (k, _) = self.schema.key.as_ref()?;
-        match &self.columns[*k][row] {
-            Cell::Text(t) => Some(t),
+        match self.columns[*k].get(row) {
+            CellRef::Text(t) => Some(t),
             _ => None,
         }
+    }
+
+    /// The row of entity key `key`.
+    pub fn key_row(&self, key: &str) -> Option<usize> {
+        let (k, _) = self.schema.key.as_ref()?;
+        let col = &self.columns[*k];
+        self.keys.get(key, |r| match col.get(r) {
+            CellRef::Text(t) => t,
+            _ => "",
+        })
+    }
+
+    /// Cell `row` of column `col`.
+    pub fn cell(&self, col: usize, row: usize) -> CellRef<'_> {
+        self.columns[col].get(row)
+    }
+
+    /// The value of a numeric cell.
+    pub fn number(&self, col: usize, row: usize) -> Option<f64> {
+        self.cell(col, row).number()
+    }
+
+    /// Heap bytes the parsed table holds.
+    pub fn heap_bytes(&self) -> usize {
+        self.columns
+            .iter()
+            .map(ColumnData::heap_bytes)
+            .sum::<usize>()
+            + self.keys.heap_bytes()
+    }
+}
+
+fn add_problem(problems: &mut Vec<Problem>, row: u64, column: Option<&str>, reason: String) {
+    if problems.len() < MAX_PROBLEMS {
+        problems.push(Problem {
+            row,
+            column: column.map(str::to_string),
+            reason,
+        });
     }
 }
 
 struct Builder<'a> {
     schema: &'a Schema,
-    columns: Vec<Vec<Cell>>,
+    columns: Vec<ColumnData>,
     problems: Vec<Problem>,
     rows: usize,
     max_rows: u64,
 }
 
-impl Builder<'_> {
-    fn problem(&mut self, row: u64, column: Option<&str>, reason: String) {
-        if self.problems.len() < MAX_PROBLEMS {
-            self.problems.push(Problem {
-                row,
-                column: column.map(str::to_string),
-                reason,
-            });
+impl<'a> Builder<'a> {
+    fn new(schema: &'a Schema, max_rows: u64, rows: usize) -> Builder<'a> {
+        Builder {
+            schema,
+            columns: schema
+                .columns
+                .iter()
+                .map(|c| ColumnData::new(c.ty, rows))
+                .collect(),
+            problems: Vec::new(),
+            rows: 0,
+            max_rows,
         }
+    }
+
+    fn problem(&mut self, row: u64, column: Option<&str>, reason: String) {
+        add_problem(&mut self.problems, row, column, reason);
     }
 
     fn next_row(&mut self) -> Result<u64, TablesError> {
@@ -70,24 +120,40 @@ impl Builder<'_> {
     }
 
     fn finish(mut self) -> Result<Table, TablesError> {
-        let mut keys = HashMap::new();
+        let mut keys = KeyIndex::default();
         if let Some((k, _)) = &self.schema.key {
             let name = self.schema.columns[*k].name.clone();
+            keys = KeyIndex::with_capacity(self.rows);
+            let col = &self.columns[*k];
+            let text = |r: usize| match col.get(r) {
+                CellRef::Text(t) => t,
+                _ => "",
+            };
+            let mut found = Vec::new();
             for row in 0..self.rows {
-                let reason = match &self.columns[*k][row] {
-                    Cell::Text(t) if t.is_empty() => Some("the key is empty".to_string()),
-                    Cell::Text(t) => keys
-                        .insert(t.clone(), row)
+                let reason = match col.get(row) {
+                    CellRef::Text("") => Some("the key is empty".to_string()),
+                    CellRef::Text(t) => keys
+                        .insert(t, row, text)
                         .map(|first| format!("duplicate key {t:?} (first at row {})", first + 1)),
                     _ => Some("the key is missing".to_string()),
                 };
                 if let Some(r) = reason {
-                    self.problem(row as u64 + 1, Some(&name), r);
+                    found.push((row as u64 + 1, r));
+                    if found.len() >= MAX_PROBLEMS {
+                        break;
+                    }
                 }
+            }
+            for (row, r) in found {
+                self.problem(row, Some(&name), r);
             }
         }
         if !self.problems.is_empty() {
             return Err(TablesError::Problems(self.problems));
+        }
+        for c in &mut self.columns {
+            c.shrink();
         }
         Ok(Table {
             schema: self.schema.clone(),
@@ -100,21 +166,21 @@ impl Builder<'_> {
 
 /// Reads and validates the whole table.
 pub fn read(schema: &Schema, bytes: &[u8], max_rows: u64) -> Result<Table, TablesError> {
-    let mut b = Builder {
-        schema,
-        columns: vec![Vec::new(); schema.columns.len()],
-        problems: Vec::new(),
-        rows: 0,
-        max_rows,
-    };
     match schema.format {
-        TableFormat::Csv => read_csv(&mut b, bytes)?,
-        TableFormat::JsonRows => read_json(&mut b, bytes)?,
+        TableFormat::Csv => read_csv(schema, bytes, max_rows)?.finish(),
+        TableFormat::JsonRows => {
+            let mut b = Builder::new(schema, max_rows, 0);
+            read_json(&mut b, bytes)?;
+            b.finish()
+        }
     }
-    b.finish()
 }
 
-fn read_csv(b: &mut Builder<'_>, bytes: &[u8]) -> Result<(), TablesError> {
+fn read_csv<'a>(
+    schema: &'a Schema,
+    bytes: &[u8],
+    max_rows: u64,
+) -> Result<Builder<'a>, TablesError> {
     let text = csv::text(bytes).map_err(|e| {
         TablesError::Problems(vec![Problem {
             row: 0,
@@ -122,16 +188,74 @@ fn read_csv(b: &mut Builder<'_>, bytes: &[u8]) -> Result<(), TablesError> {
             reason: e.to_string(),
         }])
     })?;
-    let mut positions: Option<Vec<usize>> = None;
-    let mut header_len = 0;
+    let mut header: Option<(Vec<usize>, usize)> = None;
+    let body = csv::records(text, 0, 1, 1, |fields| {
+        let pos = schema
+            .columns
+            .iter()
+            .map(|c| fields.iter().position(|f| *f == c.name.as_str()))
+            .map(|p| p.unwrap_or(usize::MAX))
+            .collect();
+        header = Some((pos, fields.len()));
+        false
+    });
+    let mut b = Builder::new(schema, max_rows, 0);
+    let ((body, line), (pos, header_len)) = match (body, header) {
+        (Ok(body), Some(h)) => (body, h),
+        // An empty file, or a header that is not CSV: the serial reader says exactly what.
+        _ => {
+            read_body(&mut b, text, (0, 1), None)?;
+            return Ok(b);
+        }
+    };
+    for (i, c) in schema.columns.iter().enumerate() {
+        if pos[i] == usize::MAX {
+            b.problem(0, Some(&c.name), "the column is not in the header".into());
+        }
+    }
+    if b.problems.is_empty() {
+        if let Some(columns) =
+            super::parallel::read_body(schema, text, body, &pos, header_len, max_rows)
+        {
+            let rows = columns.first().map_or(0, ColumnData::len);
+            b.columns = columns;
+            b.rows = rows;
+            return Ok(b);
+        }
+    }
+    let rows = estimate_rows(&text.as_bytes()[body..]);
+    b.columns = schema
+        .columns
+        .iter()
+        .map(|c| ColumnData::new(c.ty, rows))
+        .collect();
+    read_body(&mut b, text, (body, line), Some((&pos, header_len)))?;
+    Ok(b)
+}
+
+/// About how many records `bytes` hold (from the first 64 KiB).
+pub(super) fn estimate_rows(bytes: &[u8]) -> usize {
+    let head = &bytes[..bytes.len().min(1 << 16)];
+    let lines = head.iter().filter(|&&c| c == b'\n').count().max(1);
+    (bytes.len() / head.len().max(1)) * lines + lines
+}
+
+/// Reads the records from `from` (after the header, or from 0 to read the header too) into `b`,
+/// with every problem, the row limit and CSV errors exactly as one reader in file order sees them.
+fn read_body(
+    b: &mut Builder<'_>,
+    text: &str,
+    (from, line): (usize, u64),
+    header: Option<(&[usize], usize)>,
+) -> Result<(), TablesError> {
+    let mut positions: Option<(Vec<usize>, usize)> = header.map(|(p, n)| (p.to_vec(), n));
     let mut failure: Option<TablesError> = None;
     let schema = b.schema;
-    let parsed = csv::for_each_record(text, |fields| {
-        let Some(pos) = &positions else {
-            header_len = fields.len();
+    let parsed = csv::records(text, from, text.len(), line, |fields| {
+        let Some((pos, header_len)) = &positions else {
             let mut pos = Vec::with_capacity(schema.columns.len());
             for c in &schema.columns {
-                match fields.iter().position(|f| f == c.name.as_str()) {
+                match fields.iter().position(|f| *f == c.name.as_str()) {
                     Some(p) => pos.push(p),
                     None => {
                         b.problem(0, Some(&c.name), "the column is not in the header".into());
@@ -139,7 +263,7 @@ fn read_csv(b: &mut Builder<'_>, bytes: &[u8]) -> Result<(), TablesError> {
                     }
                 }
             }
-            positions = Some(pos);
+            positions = Some((pos, fields.len()));
             return true;
         };
         let row = match b.next_row() {
@@ -149,30 +273,13 @@ fn read_csv(b: &mut Builder<'_>, bytes: &[u8]) -> Result<(), TablesError> {
                 return false;
             }
         };
-        if fields.len() != header_len {
-            b.problem(
-                row,
-                None,
-                format!("{} fields where the header has {header_len}", fields.len()),
-            );
-            for col in &mut b.columns {
-                col.push(Cell::Missing);
-            }
-            return true;
-        }
-        for (i, c) in schema.columns.iter().enumerate() {
-            let cell = match fields.get(pos[i]) {
-                None => Cell::Missing,
-                Some(text) => match type_text(c, text) {
-                    Ok(cell) => cell,
-                    Err(reason) => {
-                        b.problem(row, Some(&c.name), reason);
-                        Cell::Missing
-                    }
-                },
-            };
-            b.columns[i].push(cell);
-        }
+        push_record(
+            &mut b.columns,
+            schema,
+            fields,
+            (pos, *header_len),
+            (&mut b.problems, row),
+        );
         true
     });
     if let Some(e) = failure {
@@ -189,6 +296,63 @@ fn read_csv(b: &mut Builder<'_>, bytes: &[u8]) -> Result<(), TablesError> {
     })?;
     if positions.is_none() {
         b.problem(0, None, "the file has no header row".into());
+    }
+    Ok(())
+}
+
+/// Types one record's fields into the columns, listing each cell that does not fit (stored as
+/// missing); a record with the wrong number of fields is one problem and all missing.
+pub(super) fn push_record(
+    columns: &mut [ColumnData],
+    schema: &Schema,
+    fields: &[&str],
+    (pos, header_len): (&[usize], usize),
+    (problems, row): (&mut Vec<Problem>, u64),
+) {
+    if fields.len() != header_len {
+        add_problem(
+            problems,
+            row,
+            None,
+            format!("{} fields where the header has {header_len}", fields.len()),
+        );
+        for col in columns.iter_mut() {
+            col.push_missing();
+        }
+        return;
+    }
+    for ((c, col), &p) in schema.columns.iter().zip(columns.iter_mut()).zip(pos) {
+        let Some(text) = fields.get(p) else {
+            col.push_missing();
+            continue;
+        };
+        if let Err(reason) = push_cell(c, col, text) {
+            add_problem(problems, row, Some(&c.name), reason);
+            col.push_missing();
+        }
+    }
+}
+
+/// Types one CSV cell into its column, or says why it does not fit (as `type_text` says).
+fn push_cell(c: &Column, col: &mut ColumnData, text: &str) -> Result<(), String> {
+    if c.missing
+        .as_ref()
+        .is_some_and(|m| m.iter().any(|t| t == text))
+    {
+        col.push_missing();
+        return Ok(());
+    }
+    match c.ty {
+        ColumnType::String => col.push_text(text),
+        ColumnType::Integer => match parse_integer(text) {
+            Some(v) => col.push_int(v),
+            None => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+        },
+        ColumnType::Number => match parse_number(text) {
+            Some(v) => col.push_num(v),
+            None => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+        },
+        _ => return type_text(c, text).map(|cell| col.push_cell(&cell)),
     }
     Ok(())
 }
@@ -239,7 +403,7 @@ fn read_json(b: &mut Builder<'_>, bytes: &[u8]) -> Result<(), TablesError> {
                 b.problem(row, Some(&c.name), reason);
                 Cell::Missing
             });
-            b.columns[i].push(cell);
+            b.columns[i].push_cell(&cell);
         }
     }
     Ok(())

@@ -184,7 +184,7 @@ pub fn type_text(col: &Column, text: &str) -> Result<Cell, String> {
 }
 
 /// Optional sign, digits without leading zeros, within 64 bits.
-fn parse_integer(t: &str) -> Option<i64> {
+pub(super) fn parse_integer(t: &str) -> Option<i64> {
     let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
     if digits.is_empty()
         || !digits.bytes().all(|b| b.is_ascii_digit())
@@ -196,7 +196,7 @@ fn parse_integer(t: &str) -> Option<i64> {
 }
 
 /// A finite decimal or exponent form (no `inf`, `nan`, hex or blanks).
-fn parse_number(t: &str) -> Option<f64> {
+pub(super) fn parse_number(t: &str) -> Option<f64> {
     let b = t.as_bytes();
     let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
     let int_start = i;
