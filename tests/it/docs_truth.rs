@@ -65,8 +65,10 @@ fn env_names(text: &str) -> BTreeSet<String> {
             let len = tail
                 .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
                 .unwrap_or(tail.len());
-            if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-                names.insert(tail[..len].trim_end_matches('_').to_string());
+            let name = tail[..len].trim_end_matches('_');
+            // `RHO_*` (a pattern in prose) names no variable.
+            if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') && name.len() > 3 {
+                names.insert(name.to_string());
             }
             rest = &tail[len.max(1)..];
         }
@@ -138,7 +140,8 @@ fn rho_flags() -> BTreeSet<String> {
 }
 
 /// Flags the docs name that belong to other programs, each checked to be no `rho` flag and to
-/// be named in the docs: cargo, apt-get, R, the MCP conformance suite and the MCP Inspector.
+/// be named in the docs: cargo and the test harness, apt-get, R, the MCP conformance suite, the
+/// MCP Inspector and `scripts/import-cycles`.
 const OTHER_PROGRAMS: &[&str] = &[
     "--release",
     "--features",
@@ -148,6 +151,7 @@ const OTHER_PROGRAMS: &[&str] = &[
     "--lib",
     "--bin",
     "--example",
+    "--exact",
     "--check",
     "--no-install-recommends",
     "--vanilla",
@@ -155,6 +159,7 @@ const OTHER_PROGRAMS: &[&str] = &[
     "--suite",
     "--requirements",
     "--protocol-era",
+    "--edges",
 ];
 
 #[test]
@@ -196,8 +201,8 @@ fn every_rho_flag_named_in_the_docs_exists_and_the_reverse() {
 #[test]
 fn the_extractors_find_what_they_should() {
     assert_eq!(
-        env_names("set `RHO_RSCRIPT`, not XRHO_NO; RUST_LOG=debug RHO_A_"),
-        ["RHO_A", "RHO_RSCRIPT", "RUST_LOG"]
+        env_names("set `RHO_RSCRIPT`, not XRHO_NO; RUST_LOG=debug RHO_AB_ and every `RHO_*`"),
+        ["RHO_AB", "RHO_RSCRIPT", "RUST_LOG"]
             .into_iter()
             .map(String::from)
             .collect()
