@@ -8,27 +8,12 @@ use uuid::Uuid;
 use crate::frame::{encode_into, Stamp};
 use crate::header::{segment_file_name, SegmentHeader, FORMAT_VERSION, PREALLOCATED_VERSION};
 use crate::inspect::{scan, ProblemKind};
-use crate::types::{EntityRef, NewRecord};
+use crate::scan_tests::rec;
 use crate::watermark::Watermark;
 use crate::{Journal, JournalConfig};
 
 const PID: Uuid = Uuid::from_u128(0x5678);
 const SALT: u64 = 42;
-
-fn rec(n: u128) -> NewRecord {
-    NewRecord {
-        entity: EntityRef {
-            kind: "doc".into(),
-            id: Uuid::from_u128(n),
-        },
-        time_ms: 1,
-        principal: "p".into(),
-        change_id: None,
-        kind: "k".into(),
-        codec: 1,
-        payload: vec![7; 30],
-    }
-}
 
 /// A segment of `version` with frames (seq, write_first_seq, entity_seq); entity 1, epoch 1.
 /// Returns its bytes (not yet written) and each frame's offset.

@@ -13,7 +13,8 @@ use crate::watermark::Watermark;
 const PID: Uuid = Uuid::from_u128(0x1234);
 const SALT: u64 = 99;
 
-fn rec(n: u128) -> NewRecord {
+/// A small record of entity `n` (also used by `prealloc_tests`).
+pub(crate) fn rec(n: u128) -> NewRecord {
     NewRecord {
         entity: EntityRef {
             kind: "doc".into(),
