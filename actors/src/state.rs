@@ -152,6 +152,3 @@ fn unknown(rec: &Record) -> FoldError {
         kind: rec.kind.clone(),
     }
 }
-
-/// Lowercase hex of bytes (the one copy is `rho_plumbing::hex`; this name stays for `agent/`).
-pub(crate) use rho_plumbing::hex::encode as hex;

@@ -15,6 +15,3 @@ impl GrantStore for GrantRegistry {
         })
     }
 }
-
-/// Milliseconds since the Unix epoch, now.
-pub use rho_plumbing::time::now_ms;

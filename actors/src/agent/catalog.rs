@@ -8,7 +8,6 @@ use crate::contract::registry::{self, canonical, contract_hash, contract_json};
 use crate::contract::OperationSpec;
 use crate::owners::Selection;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -95,7 +94,7 @@ impl Published {
 
 /// `sha256:<hex>` of bytes.
 pub fn reference(bytes: &[u8]) -> String {
-    format!("sha256:{}", crate::state::hex(&Sha256::digest(bytes)))
+    format!("sha256:{}", rho_plumbing::sha256_hex(bytes))
 }
 
 /// Removes `projectId` from a request schema's root `properties` and `required`.

@@ -7,7 +7,6 @@
 
 use crate::registry::{Registry, RegistryError};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 use uuid::Uuid;
@@ -74,7 +73,7 @@ pub fn valid_session(s: &str) -> bool {
 
 /// Lowercase hex SHA-256 of a token.
 pub fn token_digest(token: &str) -> String {
-    crate::state::hex(&Sha256::digest(token.as_bytes()))
+    rho_plumbing::sha256_hex(token.as_bytes())
 }
 
 fn key(project: Uuid, session: &str) -> String {
@@ -84,7 +83,7 @@ fn key(project: Uuid, session: &str) -> String {
 /// A new random token (256 bits, hex).
 fn new_token() -> String {
     let bytes: [u8; 32] = rand::random();
-    crate::state::hex(&bytes)
+    rho_plumbing::hex::encode(&bytes)
 }
 
 /// The grant store of one service run.
