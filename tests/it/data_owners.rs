@@ -529,6 +529,26 @@ fn selections_are_journaled_observed_and_survive_kill_9() {
         (shared["keys"].clone(), shared["version"].as_u64()),
         (json!(["c"]), Some(2))
     );
+    // An operator's replay of the journal shows the selections (keyed by scope and namespace).
+    let out = support::run(&[
+        "journal",
+        "inspect",
+        e.dir.to_str().unwrap(),
+        "--replay",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let replay: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = replay["state"].to_string();
+    assert!(
+        text.contains("\"gene\"") && text.contains("\"z\""),
+        "{text}"
+    );
 }
 
 #[test]

@@ -59,6 +59,9 @@ impl EntityEvent for SelectionEvent {
 /// Every selection of one project (one entity per project).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SelectionsEntity {
+    /// Keyed by scope and namespace; an operator's JSON view lists the selections instead
+    /// (a JSON object cannot have a pair as its key), the journal's binary form is the map.
+    #[serde(with = "by_scope")]
     pub selections: BTreeMap<(SelectionScope, String), Selection>,
     identities: IdentityTable<SelectionReply>,
 }
@@ -193,5 +196,69 @@ impl Handler<ListSelections> for ProjectActor {
             },
             false,
         )
+    }
+}
+
+/// The selections map in JSON (human-readable formats) as a list of selections, each naming its
+/// own scope and namespace; binary formats keep the map exactly as journaled.
+mod by_scope {
+    use super::{Selection, SelectionScope};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+
+    type Map = BTreeMap<(SelectionScope, String), Selection>;
+
+    pub fn serialize<S: Serializer>(map: &Map, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            serializer.collect_seq(map.values())
+        } else {
+            map.serialize(serializer)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Map, D::Error> {
+        if deserializer.is_human_readable() {
+            let list = Vec::<Selection>::deserialize(deserializer)?;
+            Ok(list
+                .into_iter()
+                .map(|s| ((s.scope.clone(), s.namespace.clone()), s))
+                .collect())
+        } else {
+            Map::deserialize(deserializer)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lists_the_selections_and_binary_keeps_the_map() {
+        let mut entity = SelectionsEntity::default();
+        let selection = Selection {
+            scope: SelectionScope::View("v1".into()),
+            namespace: "gene".into(),
+            keys: vec!["a".into()],
+            version: 1,
+            principal: "local".into(),
+            time_ms: 1,
+        };
+        entity
+            .selections
+            .insert((selection.scope.clone(), "gene".into()), selection.clone());
+        let json = serde_json::to_value(&entity).unwrap();
+        assert_eq!(json["selections"][0]["namespace"], "gene");
+        let back: SelectionsEntity = serde_json::from_value(json).unwrap();
+        assert_eq!(back, entity);
+        let bytes = crate::codec::encode(&entity).unwrap();
+        let plain = crate::codec::encode(&(&entity.selections, &entity.identities)).unwrap();
+        assert_eq!(
+            bytes, plain,
+            "the journal's binary form is the map, as before"
+        );
+        let decoded: SelectionsEntity =
+            crate::codec::decode(crate::codec::CURRENT_CODEC, &bytes).unwrap();
+        assert_eq!(decoded, entity);
     }
 }
