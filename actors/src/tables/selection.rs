@@ -208,7 +208,7 @@ mod by_scope {
 
     type Map = BTreeMap<(SelectionScope, String), Selection>;
 
-    pub fn serialize<S: Serializer>(map: &Map, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(map: &Map, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
             serializer.collect_seq(map.values())
         } else {
@@ -216,7 +216,7 @@ mod by_scope {
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Map, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Map, D::Error> {
         if deserializer.is_human_readable() {
             let list = Vec::<Selection>::deserialize(deserializer)?;
             Ok(list

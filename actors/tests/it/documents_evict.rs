@@ -6,7 +6,6 @@ use crate::support::Env;
 use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, ReadDocument};
 use rho_actors::documents::text::Edit;
 use rho_actors::project_actor::Status;
-use rho_actors::service::{CreateProject, GetProject};
 use rho_actors::Principal;
 use std::time::Duration;
 
@@ -16,20 +15,9 @@ async fn an_idle_buffer_is_evicted_and_rebuilt_with_its_undo_history() {
     let mut cfg = support::config();
     cfg.document_idle = Duration::from_millis(60);
     let service = support::service_at(env.root.path(), env.state.path(), cfg);
-    let info = service
-        .send(CreateProject {
-            name: "e".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
+    let info = support::create(&service, "e").await;
     std::fs::write(info.dir.join("a.txt"), "abc").unwrap();
-    let project = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let project = support::project(&service, info.id).await;
     let doc = project
         .send(OpenDocument {
             path: "a.txt".into(),

@@ -15,7 +15,7 @@ use rho_actors::open::{open_project, ProjectConfig};
 use rho_actors::project::{ProjectCommand, ProjectEntity};
 use rho_actors::project_actor::ProjectWrite;
 use rho_actors::replay::replay;
-use rho_actors::service::{CreateProject, GetProject, OpenFolder};
+use rho_actors::service::{GetProject, OpenFolder};
 use rho_actors::Principal;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -154,14 +154,7 @@ fn new_project(root: &Path, state: &Path) -> PathBuf {
     let system = actix::System::new();
     let dir = system.block_on(async {
         let service = support::service_at(root, state, drill_config());
-        let info = service
-            .send(CreateProject {
-                name: "drill".into(),
-                principal: Principal::Local,
-            })
-            .await
-            .unwrap()
-            .unwrap();
+        let info = support::create(&service, "drill").await;
         service.send(rho_actors::service::CloseAll).await.unwrap();
         info.dir
     });

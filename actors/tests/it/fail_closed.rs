@@ -6,8 +6,7 @@ use crate::support::{config, Env};
 use rho_actors::open::{journal_dir, open_project, OpenError};
 use rho_actors::project_actor::ProjectRead;
 use rho_actors::replay::ReplayError;
-use rho_actors::service::{CloseAll, CreateProject, GetProject, ListProjects};
-use rho_actors::Principal;
+use rho_actors::service::{CloseAll, GetProject, ListProjects};
 use rho_journal::{EntityRef, Journal, JournalConfig, NewRecord};
 
 #[test]
@@ -48,14 +47,7 @@ async fn a_corrupt_project_is_unavailable_while_others_keep_working() {
     let service = env.service();
     let mut dirs = Vec::new();
     for name in ["broken", "fine"] {
-        let info = service
-            .send(CreateProject {
-                name: name.into(),
-                principal: Principal::Local,
-            })
-            .await
-            .unwrap()
-            .unwrap();
+        let info = support::create(&service, name).await;
         dirs.push((info.id, info.dir));
     }
     service.send(CloseAll).await.unwrap();

@@ -23,32 +23,20 @@ fn set(key: &str, value: &str) -> ProjectCommand {
 async fn create_write_close_reopen_replays_the_same_state() {
     let env = Env::new();
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "alpha".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
+    let info = support::create(&service, "alpha").await;
     assert_eq!(
         info.dir,
         env.root.path().canonicalize().unwrap().join("alpha")
     );
-    let project = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let project = support::project(&service, info.id).await;
     for i in 0..20 {
-        let reply = project
-            .send(ProjectWrite {
-                command: set(&format!("k{i}"), &i.to_string()),
-                ctx: ctx(Principal::Agent("claude-code".into())),
-            })
-            .await
-            .unwrap()
-            .unwrap();
+        let reply = support::write(
+            &project,
+            set(&format!("k{i}"), &i.to_string()),
+            ctx(Principal::Agent("claude-code".into())),
+        )
+        .await
+        .unwrap();
         assert_eq!(reply.version, i + 2, "versions grow by one per event");
     }
     let before = project.send(ProjectRead).await.unwrap().unwrap();
@@ -73,13 +61,8 @@ async fn create_write_close_reopen_replays_the_same_state() {
         after, before,
         "replay rebuilds exactly the acknowledged state"
     );
-    let reply = project
-        .send(ProjectWrite {
-            command: set("k0", "again"),
-            ctx: ctx(Principal::Local),
-        })
+    let reply = support::write(&project, set("k0", "again"), ctx(Principal::Local))
         .await
-        .unwrap()
         .unwrap();
     assert_eq!(
         reply.version,
@@ -100,39 +83,20 @@ async fn a_retried_identity_returns_its_original_reply_and_a_changed_one_conflic
         .await
         .unwrap()
         .unwrap();
-    let project = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let project = support::project(&service, info.id).await;
     let input = json!({"key": "a", "value": "1"});
-    let first = project
-        .send(ProjectWrite {
-            command: set("a", "1"),
-            ctx: ctx_with("c1", &input),
-        })
+    let first = support::write(&project, set("a", "1"), ctx_with("c1", &input))
         .await
-        .unwrap()
         .unwrap();
-    let again = project
-        .send(ProjectWrite {
-            command: set("a", "1"),
-            ctx: ctx_with("c1", &input),
-        })
+    let again = support::write(&project, set("a", "1"), ctx_with("c1", &input))
         .await
-        .unwrap()
         .unwrap();
     assert_eq!(first, again);
     let state = project.send(ProjectRead).await.unwrap().unwrap();
     assert_eq!(state.version, first.version, "a retry journals nothing");
     let changed = json!({"key": "a", "value": "2"});
-    let err = project
-        .send(ProjectWrite {
-            command: set("a", "2"),
-            ctx: ctx_with("c1", &changed),
-        })
+    let err = support::write(&project, set("a", "2"), ctx_with("c1", &changed))
         .await
-        .unwrap()
         .unwrap_err();
     assert_eq!(err.code(), "conflict");
     service.send(CloseAll).await.unwrap();
@@ -141,27 +105,13 @@ async fn a_retried_identity_returns_its_original_reply_and_a_changed_one_conflic
 
     // The identity survives a restart: it is rebuilt from the journal.
     let service = env.reopen().await;
-    let project = service
-        .send(GetProject { id: info.id })
+    let project = support::project(&service, info.id).await;
+    let after = support::write(&project, set("a", "1"), ctx_with("c1", &input))
         .await
-        .unwrap()
-        .unwrap();
-    let after = project
-        .send(ProjectWrite {
-            command: set("a", "1"),
-            ctx: ctx_with("c1", &input),
-        })
-        .await
-        .unwrap()
         .unwrap();
     assert_eq!(after, first);
-    let err = project
-        .send(ProjectWrite {
-            command: set("a", "2"),
-            ctx: ctx_with("c1", &changed),
-        })
+    let err = support::write(&project, set("a", "2"), ctx_with("c1", &changed))
         .await
-        .unwrap()
         .unwrap_err();
     assert_eq!(err.code(), "conflict");
 }
@@ -170,30 +120,18 @@ async fn a_retried_identity_returns_its_original_reply_and_a_changed_one_conflic
 async fn a_transaction_is_all_or_nothing_and_invalid_input_changes_nothing() {
     let env = Env::new();
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "tx".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    let project = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let info = support::create(&service, "tx").await;
+    let project = support::project(&service, info.id).await;
     let mut values = BTreeMap::new();
     values.insert("good".to_string(), Some("1".to_string()));
     values.insert(String::new(), Some("bad key".to_string()));
-    let err = project
-        .send(ProjectWrite {
-            command: ProjectCommand::SetSettings { values },
-            ctx: ctx(Principal::Local),
-        })
-        .await
-        .unwrap()
-        .unwrap_err();
+    let err = support::write(
+        &project,
+        ProjectCommand::SetSettings { values },
+        ctx(Principal::Local),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err.code(), "invalid");
     let state = project.send(ProjectRead).await.unwrap().unwrap();
     assert!(
@@ -225,39 +163,22 @@ async fn a_transaction_is_all_or_nothing_and_invalid_input_changes_nothing() {
 async fn snapshot_plus_tail_equals_full_replay() {
     let env = Env::new();
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "snap".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    let project = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let info = support::create(&service, "snap").await;
+    let project = support::project(&service, info.id).await;
     for i in 0..50 {
-        project
-            .send(ProjectWrite {
-                command: set(&format!("k{}", i % 7), &i.to_string()),
-                ctx: ctx(Principal::Local),
-            })
-            .await
-            .unwrap()
-            .unwrap();
+        support::write(
+            &project,
+            set(&format!("k{}", i % 7), &i.to_string()),
+            ctx(Principal::Local),
+        )
+        .await
+        .unwrap();
     }
     let snap_seq = project.send(TakeSnapshot).await.unwrap().unwrap();
     assert!(snap_seq > 50);
     for i in 0..30 {
-        project
-            .send(ProjectWrite {
-                command: set(&format!("t{i}"), "x"),
-                ctx: ctx(Principal::Local),
-            })
+        support::write(&project, set(&format!("t{i}"), "x"), ctx(Principal::Local))
             .await
-            .unwrap()
             .unwrap();
     }
     service.send(CloseAll).await.unwrap();
@@ -283,14 +204,7 @@ async fn snapshot_plus_tail_equals_full_replay() {
 async fn a_second_writer_is_refused_with_the_holder_named() {
     let env = Env::new();
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "lease".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
+    let info = support::create(&service, "lease").await;
     let mut other = config();
     other.holder = "another service".into();
     match open_project(&info.dir, &other) {
@@ -304,14 +218,7 @@ async fn a_second_writer_is_refused_with_the_holder_named() {
 async fn a_missing_journal_is_unavailable_and_never_recreated() {
     let env = Env::new();
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "gone".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
+    let info = support::create(&service, "gone").await;
     service.send(CloseAll).await.unwrap();
     drop(service);
     support::released(&[&info.dir]).await;
@@ -408,19 +315,8 @@ async fn writes_beyond_max_queue_are_refused_with_the_limit_named_and_not_journa
     let mut cfg = config();
     cfg.max_queue = 2;
     let service = support::service_at(env.root.path(), env.state.path(), cfg);
-    let info = service
-        .send(CreateProject {
-            name: "q".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    let project = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let info = support::create(&service, "q").await;
+    let project = support::project(&service, info.id).await;
     let sends: Vec<_> = (0..40)
         .map(|i| {
             project.send(ProjectWrite {

@@ -10,7 +10,7 @@ use crate::support;
 
 use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDocument};
 use rho_actors::documents::text::Edit;
-use rho_actors::service::{CreateProject, GetProject, OpenFolder};
+use rho_actors::service::{GetProject, OpenFolder};
 use rho_actors::Principal;
 use std::path::Path;
 
@@ -92,14 +92,7 @@ fn run() -> Result<(), String> {
     let state = tempfile::tempdir().map_err(|e| e.to_string())?;
     let dir = actix::System::new().block_on(async {
         let service = support::service_at(root.path(), state.path(), support::config());
-        let info = service
-            .send(CreateProject {
-                name: "p".into(),
-                principal: Principal::Local,
-            })
-            .await
-            .unwrap()
-            .unwrap();
+        let info = support::create(&service, "p").await;
         service.send(rho_actors::service::CloseAll).await.unwrap();
         info.dir
     });

@@ -123,3 +123,55 @@ pub async fn released(dirs: &[&Path]) {
         .await;
     }
 }
+
+/// Creates the project `name` as the local person; panics if the service refuses.
+pub async fn create(
+    service: &actix::Addr<rho_actors::service::ServiceActor>,
+    name: &str,
+) -> rho_actors::service::ProjectInfo {
+    service
+        .send(rho_actors::service::CreateProject {
+            name: name.into(),
+            principal: Principal::Local,
+        })
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// The actor of the open project `id`.
+pub async fn project(
+    service: &actix::Addr<rho_actors::service::ServiceActor>,
+    id: uuid::Uuid,
+) -> actix::Addr<rho_actors::project_actor::ProjectActor> {
+    service
+        .send(rho_actors::service::GetProject { id })
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// Creates the project `name` and returns it with its actor.
+pub async fn created(
+    service: &actix::Addr<rho_actors::service::ServiceActor>,
+    name: &str,
+) -> (
+    rho_actors::service::ProjectInfo,
+    actix::Addr<rho_actors::project_actor::ProjectActor>,
+) {
+    let info = create(service, name).await;
+    let project = project(service, info.id).await;
+    (info, project)
+}
+
+/// Sends one write to the project entity (the mailbox must answer).
+pub async fn write(
+    project: &actix::Addr<rho_actors::project_actor::ProjectActor>,
+    command: rho_actors::project::ProjectCommand,
+    ctx: CommandContext,
+) -> Result<rho_actors::project::ProjectReply, rho_actors::error::ActorError> {
+    project
+        .send(rho_actors::project_actor::ProjectWrite { command, ctx })
+        .await
+        .unwrap()
+}
