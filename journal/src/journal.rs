@@ -18,7 +18,8 @@ use crate::leader;
 use crate::reader::RecordIter;
 use crate::scan::{self, ProblemKind, ScanMode};
 use crate::snapshot;
-use crate::state::{lock, Mode, Shared, State};
+use crate::state::{Mode, Shared, State};
+use crate::sync::lock;
 use crate::types::{
     now_ms, Assigned, DoneFn, NewRecord, OpenReport, TornTail, WaitFn, INTERNAL_PRINCIPAL,
     KIND_CLEAN_SHUTDOWN, KIND_OPENED,

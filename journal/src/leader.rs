@@ -9,10 +9,12 @@
 //! with no thread hand-off, and queued batches never wait for a turn nobody holds.
 
 use std::cell::Cell;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 
 use crate::error::JournalError;
-use crate::state::{lock, Mode, Shared};
+use crate::slot::{Slot, Wake};
+use crate::state::{Mode, Shared};
+use crate::sync::lock;
 use crate::types::{Assigned, NewRecord};
 
 thread_local! {
@@ -24,55 +26,6 @@ thread_local! {
 /// journal call there would wait for itself.
 pub(crate) fn in_commit() -> bool {
     IN_COMMIT.with(Cell::get)
-}
-
-/// What a blocked caller is woken for.
-enum Wake {
-    Done(Result<u64, JournalError>),
-    Lead,
-}
-
-#[derive(Default)]
-struct SlotState {
-    result: Option<Result<u64, JournalError>>,
-    lead: bool,
-}
-
-/// Where a blocked caller waits: for its batch's outcome, or to be handed the write turn.
-#[derive(Default)]
-pub(crate) struct Slot {
-    state: Mutex<SlotState>,
-    wake: Condvar,
-}
-
-impl Slot {
-    fn set(&self, r: Result<u64, JournalError>) {
-        lock(&self.state).result = Some(r);
-        self.wake.notify_one();
-    }
-
-    fn grant(&self) {
-        lock(&self.state).lead = true;
-        self.wake.notify_one();
-    }
-
-    fn is_done(&self) -> bool {
-        lock(&self.state).result.is_some()
-    }
-
-    fn wait(&self) -> Wake {
-        let mut s = lock(&self.state);
-        loop {
-            if let Some(r) = s.result.take() {
-                return Wake::Done(r);
-            }
-            if s.lead {
-                s.lead = false;
-                return Wake::Lead;
-            }
-            s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
-        }
-    }
 }
 
 /// Submits `records` and blocks until they are durable (or failed), leading the write when no

@@ -2,6 +2,7 @@
 //!
 //! The crate knows nothing of actix, HTTP or MCP. See `FORMAT.md` for the on-disk format.
 
+mod commit;
 mod config;
 mod error;
 mod failpoint;
@@ -18,8 +19,10 @@ mod reader;
 mod scan;
 #[cfg(test)]
 mod scan_tests;
+mod slot;
 mod snapshot;
 mod state;
+mod sync;
 mod types;
 mod watermark;
 mod writer;

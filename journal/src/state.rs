@@ -5,14 +5,15 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 
 use uuid::Uuid;
 
 use crate::config::JournalConfig;
 use crate::error::JournalError;
 use crate::frame;
-use crate::leader::Slot;
+use crate::slot::Slot;
+use crate::sync::lock;
 use crate::types::{Assigned, DoneFn, EntityRef, NewRecord, WaitFn, INTERNAL_ENTITY_KIND};
 use crate::watermark::Watermark;
 use crate::writer::Writer;
@@ -92,18 +93,6 @@ pub(crate) struct Shared {
     pub(crate) durable: AtomicU64,
     /// The watermark last written; writers of the watermark hold this lock.
     pub(crate) marks: Mutex<Watermark>,
-}
-
-/// Runs a completion callback; a panicking callback is logged and must not kill the writer.
-pub(crate) fn complete(f: impl FnOnce()) {
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-        tracing::error!("a journal completion callback panicked");
-    }
-}
-
-/// Locks a mutex, ignoring poisoning (no code panics while holding these locks).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Shared {
