@@ -1,6 +1,6 @@
 //! JPEG: width and height from the first SOFn marker segment (EXIF orientation not applied).
 
-use super::MediaError;
+use super::error::MediaError;
 
 /// `(width, height)` in pixels as the frame header states them.
 pub fn size(bytes: &[u8]) -> Result<(u32, u32), MediaError> {

@@ -7,6 +7,7 @@
 pub mod contract;
 pub mod describe_msg;
 pub mod entry;
+pub mod error;
 pub mod jpeg;
 pub mod pdf;
 mod pdf_lex;
@@ -14,32 +15,7 @@ pub mod png;
 pub mod svg;
 
 use contract::{DescribeReply, PageSize};
-
-/// Why bytes could not be described.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MediaError {
-    #[error("unsupported media format (PNG, JPEG, SVG and PDF are described)")]
-    Unsupported,
-    #[error("the bytes are not a readable {format}: {reason}")]
-    Malformed {
-        format: &'static str,
-        reason: String,
-    },
-    #[error("the resource declares media format {declared:?} but its bytes are {found}")]
-    Mismatch {
-        declared: String,
-        found: &'static str,
-    },
-}
-
-impl MediaError {
-    pub(crate) fn malformed(format: &'static str, reason: impl Into<String>) -> Self {
-        MediaError::Malformed {
-            format,
-            reason: reason.into(),
-        }
-    }
-}
+pub use error::MediaError;
 
 /// The format the bytes begin as, if it is one Media describes.
 pub fn sniff(bytes: &[u8]) -> Option<&'static str> {

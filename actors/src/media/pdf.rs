@@ -2,8 +2,8 @@
 //! included), or every `/Type /Page` object when no catalog is readable. `/Rotate` and
 //! `/UserUnit` are not applied; compressed object streams are refused as unreadable.
 
+use super::error::MediaError;
 use super::pdf_lex::{objects, Obj};
-use super::MediaError;
 use std::collections::{HashMap, HashSet};
 
 /// Page tree depth (and reference chains) followed at most.

@@ -1,6 +1,6 @@
 //! PNG: width and height from the IHDR chunk that must follow the signature.
 
-use super::MediaError;
+use super::error::MediaError;
 
 /// The eight bytes every PNG starts with.
 pub const SIGNATURE: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];

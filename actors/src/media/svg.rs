@@ -1,6 +1,6 @@
 //! SVG: the root element's absolute `width`/`height` in CSS pixels, else null with the `viewBox` reported.
 
-use super::MediaError;
+use super::error::MediaError;
 
 /// What the root `<svg>` element says about its size.
 #[derive(Debug, Clone, PartialEq)]

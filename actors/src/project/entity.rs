@@ -156,7 +156,7 @@ impl Entity for ProjectEntity {
                         self.id
                     )));
                 }
-                super::validate_name(name)?;
+                super::name::validate_name(name)?;
                 ProjectEvent::Created {
                     id: *id,
                     name: name.clone(),
@@ -168,7 +168,7 @@ impl Entity for ProjectEntity {
                 })
             }
             ProjectCommand::Rename { name } => {
-                super::validate_name(name)?;
+                super::name::validate_name(name)?;
                 ProjectEvent::Renamed { name: name.clone() }
             }
             ProjectCommand::SetSetting { key, value } => self.setting_event(key, value, 0)?,

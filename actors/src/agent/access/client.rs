@@ -3,6 +3,7 @@
 //! Blocking: [`run`] is called on a blocking thread. The child runs through the one bounded
 //! runner (`rho_plumbing::child`): its own process group, killed as a whole at a bound.
 
+use super::client_run::ClientRun;
 use super::error::AccessError;
 use rho_plumbing::child::{self as bounded, Cut};
 use std::path::{Path, PathBuf};
@@ -13,27 +14,6 @@ use std::time::Duration;
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(20);
 /// ...and at most this much output (stdout and stderr together).
 pub const CLIENT_OUTPUT: usize = 8 * 1024;
-
-/// What one bounded client call did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientRun {
-    /// The client program and its arguments.
-    pub command: PathBuf,
-    pub args: Vec<String>,
-    /// `None` when it was stopped (or did not start).
-    pub exit_code: Option<i32>,
-    /// What it printed (stdout, then stderr), at most [`CLIENT_OUTPUT`] bytes.
-    pub output: String,
-    pub timed_out: bool,
-    pub truncated: bool,
-}
-
-impl ClientRun {
-    /// Whether the client accepted: exit 0 within both bounds.
-    pub fn succeeded(&self) -> bool {
-        self.exit_code == Some(0) && !self.timed_out && !self.truncated
-    }
-}
 
 /// The client program and its `mcp add` arguments for an Agent kind.
 pub(super) fn call(

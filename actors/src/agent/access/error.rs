@@ -1,7 +1,7 @@
 //! `AccessError`: every refusal of Agent access, with the facts the edge puts in the wire `details`.
 
 use super::super::grants::BUSINESS_PROFILE;
-use super::client::ClientRun;
+use super::client_run::ClientRun;
 
 /// A refusal or failure of a grant, revocation, lookup or client connection. The message
 /// (`Display`) is the wire message; the edge maps each variant to its code and details once.

@@ -1,6 +1,6 @@
 //! The messages of [`super::AgentAccess`], each a named type with a typed result, and their replies.
 
-use super::client::ClientRun;
+use super::client_run::ClientRun;
 use super::error::AccessError;
 use crate::agent::grants::GrantRecord;
 use crate::agent::session_contract::McpEntry;

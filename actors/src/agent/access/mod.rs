@@ -8,6 +8,7 @@
 //! messages around the bounded run.
 
 mod client;
+mod client_run;
 mod connect;
 mod error;
 mod files;
@@ -16,7 +17,8 @@ mod lookup;
 mod messages;
 mod setup;
 
-pub use client::{ClientRun, CLIENT_OUTPUT, CLIENT_TIMEOUT};
+pub use client::{CLIENT_OUTPUT, CLIENT_TIMEOUT};
+pub use client_run::ClientRun;
 pub use error::AccessError;
 pub use messages::{
     AgentView, ConnectAgent, Connected, GrantAccess, Granted, Instructions, ProjectGrants,
