@@ -19,6 +19,16 @@ pub enum ActorError {
         /// The id of the existing thing the request collided with, when there is one.
         existing_id: Option<String>,
     },
+    /// A save found the file on disk other than the buffer's base (`conflict` on the wire):
+    /// both digests are named so a client can show the choice and overwrite with `baseDigest`.
+    #[error("{reason}")]
+    DiskChanged {
+        reason: String,
+        /// The digest the buffer was opened or last saved at (`None`: the file did not exist).
+        base_digest: Option<String>,
+        /// The file's digest now (`None`: it was deleted).
+        disk_digest: Option<String>,
+    },
     #[error("version {current_version} is current")]
     Stale { current_version: u64 },
     #[error("limit {limit} ({value}) reached")]
@@ -40,7 +50,7 @@ impl ActorError {
         match self {
             ActorError::Invalid { .. } => "invalid",
             ActorError::NotFound { .. } => "not_found",
-            ActorError::Conflict { .. } => "conflict",
+            ActorError::Conflict { .. } | ActorError::DiskChanged { .. } => "conflict",
             ActorError::Stale { .. } => "stale",
             ActorError::Limit { .. } => "limit",
             ActorError::Unavailable { .. } => "unavailable",

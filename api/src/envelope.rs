@@ -241,6 +241,15 @@ impl From<ActorError> for ApiError {
                 message,
                 existing_id.map_or_else(|| json!({}), |id| json!({"id": id})),
             ),
+            ActorError::DiskChanged {
+                base_digest,
+                disk_digest,
+                ..
+            } => ApiError::new(
+                Code::Conflict,
+                message,
+                json!({"baseDigest": base_digest, "diskDigest": disk_digest}),
+            ),
             ActorError::Stale { current_version } => ApiError::new(
                 Code::Stale,
                 message,

@@ -214,8 +214,15 @@ fn saves_check_the_disk_and_close_needs_a_clean_buffer() {
     );
     assert_eq!(code(&c), "conflict", "{}", c.1);
     assert_eq!(std::fs::read(dir.join("r.R")).unwrap(), b"y <- 2\n");
-    // A deliberate overwrite names the current disk digest.
+    // The refusal names both digests: the buffer's base and the disk's now.
     let disk = support::sha256_hex(b"y <- 2\n");
+    assert_eq!(
+        c.1["error"]["details"],
+        json!({"baseDigest": support::sha256_hex(b"x <- 1\n"), "diskDigest": disk}),
+        "{}",
+        c.1
+    );
+    // A deliberate overwrite names the current disk digest.
     let ok = doc.call(
         "document.save",
         json!({"expectedVersion": 2, "changeId": "s2", "baseDigest": disk}),

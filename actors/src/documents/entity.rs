@@ -346,13 +346,14 @@ impl Entity for DocumentEntity {
                 }
                 let deliberate = base_digest.is_some() && base_digest == disk_now;
                 if disk_now != &self.disk_digest && !deliberate {
-                    return Err(ActorError::Conflict {
+                    return Err(ActorError::DiskChanged {
                         reason: format!(
                             "the file changed on disk since it was opened or last saved (buffer base {}, disk now {}); pass baseDigest with the disk digest to overwrite it",
                             self.disk_digest.as_deref().unwrap_or("none"),
                             disk_now.as_deref().unwrap_or("none (deleted)")
                         ),
-                        existing_id: None,
+                        base_digest: self.disk_digest.clone(),
+                        disk_digest: disk_now.clone(),
                     });
                 }
                 let target = rho_plumbing::sha256_hex(self.text.as_bytes());

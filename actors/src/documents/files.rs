@@ -138,11 +138,14 @@ pub fn replace(path: &Path, text: &str, expected: &Option<String>) -> Result<Str
         let _ = fs::remove_file(&tmp);
         Err(ActorError::unavailable("injected failure before rename"))
     });
-    if &disk_digest(path)? != expected {
+    let now = disk_digest(path)?;
+    if &now != expected {
         let _ = fs::remove_file(&tmp);
-        return Err(ActorError::conflict(
-            "the file changed on disk while saving; nothing was written",
-        ));
+        return Err(ActorError::DiskChanged {
+            reason: "the file changed on disk while saving; nothing was written".into(),
+            base_digest: expected.clone(),
+            disk_digest: now,
+        });
     }
     fs::rename(&tmp, path).map_err(|e| {
         let _ = fs::remove_file(&tmp);
