@@ -14,6 +14,7 @@ mod drill;
 mod fail_closed;
 mod golden;
 mod project_actor;
+mod runs_journal;
 #[cfg(feature = "failpoints")]
 mod save_crash;
 mod support;
