@@ -183,7 +183,11 @@ fn an_old_runs_journal_opens_and_folds_as_before() {
     copy_tree(&fixture_dir().join("journal"), &journal);
     let state = fold(&journal);
     let text = std::fs::read_to_string(fixture_dir().join("runs.txt")).unwrap();
-    assert_eq!(format!("{:#?}\n", state.runs), text, "the folded runs changed");
+    assert_eq!(
+        format!("{:#?}\n", state.runs),
+        text,
+        "the folded runs changed"
+    );
     let hash = std::fs::read_to_string(fixture_dir().join("state.sha256")).unwrap();
     assert_eq!(state.hash(), hash.trim(), "the canonical encoding changed");
     // The facts the old shape recorded, read through today's code.
@@ -211,11 +215,82 @@ async fn the_runs_generator_writes_every_old_event_shape() {
     let journal = journal_dir(&project);
     let state = fold(&journal);
     assert_eq!(state.runs.runs.len(), 4);
-    if std::env::var_os("RHO_GOLDEN_WRITE").is_some_and(|v| v == "1") && !fixture_dir().exists()
-    {
+    if std::env::var_os("RHO_GOLDEN_WRITE").is_some_and(|v| v == "1") && !fixture_dir().exists() {
         let dir = fixture_dir();
         copy_tree(&journal, &dir.join("journal"));
         std::fs::write(dir.join("runs.txt"), format!("{:#?}\n", state.runs)).unwrap();
         std::fs::write(dir.join("state.sha256"), format!("{}\n", state.hash())).unwrap();
     }
+}
+
+/// Today's shape: a run a later Host reports lost is journaled `LostWithHost` (read `unknown`,
+/// `lostWithHost: true`, no exit facts) and frees its slot, while an unknown run keeps its slot;
+/// the journal folds back to the same facts.
+#[actix::test]
+async fn a_run_lost_with_its_host_frees_its_slot_and_an_unknown_one_keeps_it() {
+    let env = Env::new();
+    let service = env.service();
+    let info = service
+        .send(CreateProject {
+            name: "lost".into(),
+            principal: Principal::Local,
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let p = service
+        .send(GetProject { id: info.id })
+        .await
+        .unwrap()
+        .unwrap();
+    let accept = async |op: &str| {
+        p.send(AcceptRun {
+            record: Box::new(record(op)),
+            ctx: ctx_with(op, &json!({"op": op})),
+        })
+        .await
+        .unwrap()
+    };
+    let learn = async |event: RunEvent| p.send(LearnRun { event }).await.unwrap().unwrap();
+    // Two unknown runs fill the default two slots.
+    for op in ["u-1", "u-2"] {
+        accept(op).await.unwrap();
+        learn(observed(op, Execution::Running, None)).await;
+        learn(RunEvent::ExecutionUnknown {
+            operation_id: op.into(),
+        })
+        .await;
+    }
+    let refused = accept("u-3").await.unwrap_err();
+    assert!(
+        matches!(&refused, rho_actors::error::ActorError::Limit { limit, .. } if limit == "maxConcurrentActions"),
+        "{refused:?}"
+    );
+    // A Host reports u-1 lost: it stays unknown, with the lostWithHost fact, and frees its slot.
+    let lost = learn(observed("u-1", Execution::LostWithHost, None)).await;
+    assert_eq!(lost.execution, Execution::LostWithHost);
+    assert_eq!(lost.exit, None);
+    let wire = rho_actors::runs::render::record(&lost, false);
+    assert_eq!(wire["execution"], "unknown", "{wire}");
+    assert_eq!(wire["lostWithHost"], true, "{wire}");
+    assert!(lost.repairable());
+    let u2 = rho_actors::runs::render::record(
+        &learn(observed("u-2", Execution::Unknown, None)).await,
+        false,
+    );
+    assert_eq!(u2["lostWithHost"], false, "{u2}");
+    accept("u-3").await.unwrap();
+    // u-2 (unknown) and u-3 (sending) hold both slots.
+    let refused = accept("u-4").await.unwrap_err();
+    assert!(
+        matches!(&refused, rho_actors::error::ActorError::Limit { .. }),
+        "{refused:?}"
+    );
+    for (_, res) in service.send(CloseAll).await.unwrap() {
+        res.unwrap();
+    }
+    support::released(&[&info.dir]).await;
+    let state = fold(&journal_dir(&info.dir));
+    assert_eq!(state.runs.runs["u-1"].execution, Execution::LostWithHost);
+    assert_eq!(state.runs.runs["u-2"].execution, Execution::Unknown);
 }
