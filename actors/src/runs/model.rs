@@ -202,7 +202,8 @@ impl RunRecord {
         )
     }
 
-    /// Failed (non-zero exit, signal, could not start) or unknown: what `repairOf` may name.
+    /// Failed (non-zero exit, signal, could not start) or unknown (lost with its Host or not):
+    /// what `repairOf` may name.
     pub fn repairable(&self) -> bool {
         match self.execution {
             Execution::Unknown | Execution::LostWithHost => true,

@@ -319,12 +319,12 @@ pub(crate) async fn deliver(
     let hosts = state.hosts.clone();
     // Fault injection (feature `failpoints`): `return(abort)` crashes the service here, with
     // `sending` durable and nothing asked of the Host yet.
-    fail::fail_point!("runs::before_delivery", |arg| crash_or(arg));
+    fail::fail_point!("runs::before_delivery", crash_or);
     let answer = tokio::task::spawn_blocking(move || host::deliver(&core, &d, spec, &hosts))
         .await
         .map_err(|e| ActorError::internal(e.to_string()))?;
     // ... and here, after the Host took the run and before its reply is journaled.
-    fail::fail_point!("runs::after_delivery_before_journal", |arg| crash_or(arg));
+    fail::fail_point!("runs::after_delivery_before_journal", crash_or);
     let event = match answer {
         HostAnswer::Record(r) => RunEvent::Observed {
             operation_id: op.clone(),

@@ -12,13 +12,11 @@
 use crate::support::{self, ctx_with, Env};
 
 use rho_actors::open::journal_dir;
-use rho_actors::requirements::Requirement;
 use rho_actors::runs::entity::{Observation, RunEvent};
 use rho_actors::runs::model::*;
 use rho_actors::runs::state_msgs::{AcceptRun, LearnRun};
-use rho_actors::service::{CloseAll, CreateProject, GetProject};
+use rho_actors::service::CloseAll;
 use rho_actors::state::ProjectState;
-use rho_actors::Principal;
 use rho_journal::inspect::scan;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -52,46 +50,6 @@ fn fold(journal: &Path) -> ProjectState {
     state
 }
 
-fn record(op: &str) -> RunRecord {
-    RunRecord {
-        operation_id: op.into(),
-        submitter: "operator".into(),
-        repair_of: None,
-        plan: RunPlan {
-            run_directory: format!("runs/{op}"),
-            output_directory: format!("runs/{op}/artifacts"),
-            completion: None,
-            script: ScriptRef::Disk {
-                path: "analysis.R".into(),
-            },
-            script_name: "analysis.R".into(),
-            code: "Sys.sleep(60)\n".into(),
-            script_digest: "0".repeat(64),
-            args: vec![ResolvedArg::Literal("a".into())],
-            requirements: vec![Requirement::cran("jsonlite", None)],
-            artifacts: vec![],
-            core: CoreIdentity {
-                path: "/opt/rho".into(),
-                sha256: "1".repeat(64),
-                version: "rho 0.1.0".into(),
-            },
-            rscript: "/usr/bin/Rscript".into(),
-            request_digest: "2".repeat(64),
-        },
-        delivery: Delivery::NotSent,
-        execution: Execution::Pending,
-        exit: None,
-        stop: None,
-        stdout: LogFacts::default(),
-        stderr: LogFacts::default(),
-        inventory: None,
-        delivery_note: None,
-        accepted_at_ms: 1_700_000_000_000,
-        sent_at_ms: None,
-        updated_at_ms: 1_700_000_000_000,
-    }
-}
-
 fn observed(op: &str, execution: Execution, exit: Option<ExitFacts>) -> RunEvent {
     RunEvent::Observed {
         operation_id: op.into(),
@@ -112,23 +70,11 @@ fn observed(op: &str, execution: Execution, exit: Option<ExitFacts>) -> RunEvent
 /// Writes the runs events of the fixture through the actors and closes cleanly.
 async fn generate(env: &Env) -> PathBuf {
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "runs".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    let p = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let (info, p) = support::new_project(&service, "runs").await;
     let learn = async |event: RunEvent| p.send(LearnRun { event }).await.unwrap().unwrap();
     for op in ["lost-1", "unknown-1", "not-sent-1", "uncertain-1"] {
         p.send(AcceptRun {
-            record: Box::new(record(op)),
+            record: Box::new(support::run_record(op)),
             ctx: ctx_with(op, &json!({"op": op})),
         })
         .await
@@ -230,22 +176,10 @@ async fn the_runs_generator_writes_every_old_event_shape() {
 async fn a_run_lost_with_its_host_frees_its_slot_and_an_unknown_one_keeps_it() {
     let env = Env::new();
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "lost".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    let p = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let (info, p) = support::new_project(&service, "lost").await;
     let accept = async |op: &str| {
         p.send(AcceptRun {
-            record: Box::new(record(op)),
+            record: Box::new(support::run_record(op)),
             ctx: ctx_with(op, &json!({"op": op})),
         })
         .await

@@ -18,8 +18,7 @@ use rho_actors::runs::entity::{Observation, RunEvent};
 use rho_actors::runs::export_msg::ExportRun;
 use rho_actors::runs::model::*;
 use rho_actors::runs::state_msgs::{AcceptRun, LearnRun};
-use rho_actors::service::{CloseAll, CreateProject, GetProject};
-use rho_actors::Principal;
+use rho_actors::service::CloseAll;
 use serde_json::json;
 use std::process::Command;
 use std::sync::Arc;
@@ -51,19 +50,7 @@ async fn project(env: &Env) -> (Addr<rho_actors::service::ServiceActor>, Addr<Pr
         ..RConfig::default()
     });
     let service = support::service_at(env.root.path(), env.state.path(), cfg);
-    let info = service
-        .send(CreateProject {
-            name: "p".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    let p = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let (_, p) = support::new_project(&service, "p").await;
     (service, p)
 }
 
@@ -118,47 +105,6 @@ fn a_failed_write_of_requirements_prepare_rebuilds_the_project() {
     });
 }
 
-fn ended_run(op: &str) -> RunRecord {
-    let core = CoreIdentity {
-        path: "/opt/rho".into(),
-        sha256: "1".repeat(64),
-        version: "rho 0.1.0".into(),
-    };
-    RunRecord {
-        operation_id: op.into(),
-        submitter: "operator".into(),
-        repair_of: None,
-        plan: RunPlan {
-            run_directory: format!("runs/{op}"),
-            output_directory: format!("runs/{op}/artifacts"),
-            completion: None,
-            script: ScriptRef::Disk {
-                path: "analysis.R".into(),
-            },
-            script_name: "analysis.R".into(),
-            code: "cat('hi\\n')\n".into(),
-            script_digest: "0".repeat(64),
-            args: vec![],
-            requirements: vec![],
-            artifacts: vec![],
-            core,
-            rscript: "Rscript".into(),
-            request_digest: "2".repeat(64),
-        },
-        delivery: Delivery::NotSent,
-        execution: Execution::Pending,
-        exit: None,
-        stop: None,
-        stdout: LogFacts::default(),
-        stderr: LogFacts::default(),
-        inventory: None,
-        delivery_note: None,
-        accepted_at_ms: 1_700_000_000_000,
-        sent_at_ms: None,
-        updated_at_ms: 1_700_000_000_000,
-    }
-}
-
 fn export(export_id: &str) -> ExportRun {
     let input = json!({"operationId": "run-1", "exportId": export_id});
     ExportRun {
@@ -181,7 +127,7 @@ fn a_failed_write_of_action_export_rebuilds_the_project() {
         let env = Env::new();
         let (service, p) = project(&env).await;
         p.send(AcceptRun {
-            record: Box::new(ended_run("run-1")),
+            record: Box::new(support::run_record("run-1")),
             ctx: ctx_with("run-1", &json!({"op": 1})),
         })
         .await
