@@ -13,6 +13,9 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Test builds only: fail points named in FAILPOINTS (tests/it/runs_crash.rs).
+    #[cfg(feature = "failpoints")]
+    let _failpoints = fail::FailScenario::setup();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -128,7 +128,8 @@ impl ProjectActor {
         }
     }
 
-    fn admit(&self) -> Result<(), ActorError> {
+    /// Writes need a ready project and room in the write queue.
+    pub(crate) fn admit(&self) -> Result<(), ActorError> {
         match &self.health {
             Health::Ready => {}
             Health::Rebuilding => {
@@ -198,7 +199,11 @@ impl ProjectActor {
     }
 
     /// Reacts to a journal failure and says what the caller is told.
-    fn journal_failed(&mut self, error: JournalError, ctx: &mut Context<Self>) -> ActorError {
+    pub(crate) fn journal_failed(
+        &mut self,
+        error: JournalError,
+        ctx: &mut Context<Self>,
+    ) -> ActorError {
         match &error {
             JournalError::WriteFailed { .. } | JournalError::NeedsRebuild => {
                 if self.health == Health::Ready {

@@ -29,6 +29,8 @@ mod http_ops;
 mod inspect;
 mod mcp_login;
 mod protocol;
+#[cfg(feature = "failpoints")]
+mod runs_crash;
 mod runs_drills;
 mod runs_execute;
 mod runs_limits;

@@ -1,5 +1,7 @@
 //! Issue 6 drills: kill -9 the service during a running script (the run finishes under its Host
 //! and is observed once), kill -9 the Host (the run reads unknown, never runs again, repairOf works).
+//! Issue 13: two unknown runs hold both slots until an operator starts the Host and observation
+//! settles them as lost with their Host.
 
 use crate::support;
 use crate::support::Env;
@@ -134,6 +136,90 @@ fn killing_the_host_leaves_the_run_unknown_never_rerun_and_repairable() {
     assert_eq!(e.err("action.submit", bad.clone()).0, 400);
     bad["repairOf"] = json!("never-was");
     assert_eq!(e.err("action.submit", bad).0, 404);
+}
+
+/// Submits a script that records its pid and sleeps; waits until R runs it.
+fn start_sleeper(e: &Env, op: &str) -> i32 {
+    let script = e.script(
+        &format!("{op}.R"),
+        "cat('ran\\n', file = 'count.txt', append = TRUE)\ncat(Sys.getpid(), '\\n')\nSys.sleep(60)\n",
+    );
+    e.ok(
+        "action.submit",
+        e.submit_body(op, json!({"script": script})),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(p) = e.output(op, "stdout").trim().parse::<i32>() {
+            return p;
+        }
+        assert!(Instant::now() < deadline, "R never started {op}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn two_unknown_runs_hold_the_slots_until_the_operator_starts_the_host() {
+    let e = Env::runs(&[], &[]);
+    let pids = [start_sleeper(&e, "slot-1"), start_sleeper(&e, "slot-2")];
+    let canonical = std::fs::canonicalize(&e.dir).unwrap();
+    let hosts = pids_with(&format!("core host --project {}", canonical.display()));
+    assert_eq!(hosts.len(), 1, "{hosts:?}");
+    nix_kill9(hosts[0]);
+    for pid in pids {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            assert!(Instant::now() < deadline, "R outlived its Host");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    // With no Host answering, both read unknown and still hold both slots (seed: unknown
+    // native work occupies a slot); nothing starts a Host by itself.
+    let script = e.script("new.R", "cat('new\\n')\n");
+    for op in ["slot-1", "slot-2"] {
+        let v = e.ok("action.observe", json!({"operationId": op}));
+        assert_eq!(
+            (v["execution"].as_str(), v["lostWithHost"].as_bool()),
+            (Some("unknown"), Some(false)),
+            "{v}"
+        );
+    }
+    let (status, err) = e.err(
+        "action.submit",
+        e.submit_body("slot-3", json!({"script": script})),
+    );
+    assert_eq!(status, 429, "{err}");
+    assert_eq!(err["details"]["limit"], "maxConcurrentActions", "{err}");
+    assert!(pids_with(&format!("core host --project {}", canonical.display())).is_empty());
+    // The documented way out: the operator starts the Host; it reports both runs lost.
+    let out = support::rho()
+        .args(["core", "start", "--project", canonical.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    for op in ["slot-1", "slot-2"] {
+        let v = e.ok("action.observe", json!({"operationId": op}));
+        assert_eq!(v["execution"], "unknown", "{v}");
+        assert_eq!(v["lostWithHost"], true, "{v}");
+        assert_eq!(v["exit"], json!(null), "nothing is known of its end: {v}");
+        // Settled: a lookup reads the journaled fact.
+        let l = e.ok("action.lookup", json!({"operationId": op}));
+        assert_eq!(l["lostWithHost"], true, "{l}");
+    }
+    // Known not to run, they free their slots: new work is accepted and runs; nothing re-ran.
+    e.ok(
+        "action.submit",
+        e.submit_body("slot-3", json!({"script": script})),
+    );
+    assert_eq!(e.wait_end("slot-3", 30)["exit"]["exitCode"], 0);
+    assert_eq!(
+        std::fs::read_to_string(e.dir.join("count.txt")).unwrap(),
+        "ran\nran\n"
+    );
+    // A lost run is what repairOf may name.
+    let mut body = e.submit_body("slot-4", json!({"script": script}));
+    body["repairOf"] = json!("slot-1");
+    assert_eq!(e.ok("action.submit", body)["repairOf"], "slot-1");
 }
 
 fn nix_kill9(pid: i32) {

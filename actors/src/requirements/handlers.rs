@@ -5,7 +5,7 @@ use super::install::{cut_name, install, log_tail};
 use super::model::{Probe, Repos, Requirement, Source};
 use super::probe::probe;
 use crate::child::{Execute, Query};
-use crate::durable::durable;
+use crate::durable::{durable, written};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
 use crate::identity::InputDigest;
@@ -121,7 +121,11 @@ fn plan(msg: &PrepareRequirements, configured: &Repos, first: &Probe) -> Result<
 impl Handler<PrepareRequirements> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<PrepareOutcome, ActorError>>;
 
-    fn handle(&mut self, msg: PrepareRequirements, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: PrepareRequirements, ctx: &mut Context<Self>) -> Self::Result {
+        if let Err(e) = self.admit() {
+            return Box::pin(fut::ready(Err(e)));
+        }
+        let me = ctx.address();
         let pid = self.project_id();
         let child = self.children().get_or_new::<RequirementsEntity>(pid);
         let journal = self.journal().clone();
@@ -178,7 +182,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                     ))
                     .await
                     .map_err(|e| ActorError::internal(e.to_string()))??;
-                durable(&journal, started.wait_seq).await?;
+                written(&me, &journal, started.wait_seq).await?;
                 if let Some(original) = started.reply {
                     return Ok(original);
                 }
@@ -227,7 +231,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                     ))
                     .await
                     .map_err(|e| ActorError::internal(e.to_string()))??;
-                durable(&journal, finished.wait_seq).await?;
+                written(&me, &journal, finished.wait_seq).await?;
                 finished
                     .reply
                     .ok_or_else(|| ActorError::internal("a finished preparation has no outcome"))

@@ -63,6 +63,7 @@ impl Handler<ExportRun> for ProjectActor {
     type Result = ResponseFuture<Result<Value, ActorError>>;
 
     fn handle(&mut self, msg: ExportRun, ctx: &mut Context<Self>) -> Self::Result {
+        let admitted = self.admit();
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
         let max = self.config_limits().resources.max_file_bytes;
@@ -70,6 +71,7 @@ impl Handler<ExportRun> for ProjectActor {
         let child = self.children().get_or_new::<RunsEntity>(pid);
         let journal = self.journal().clone();
         Box::pin(async move {
+            admitted?;
             // Identity first.
             let (id, digest) = (msg.export_id.clone(), msg.digest);
             let known = child
@@ -143,7 +145,7 @@ impl Handler<ExportRun> for ProjectActor {
                 })
                 .await
                 .map_err(mailbox)??;
-            crate::durable::durable(&journal, accepted.wait_seq).await?;
+            crate::durable::written(&me, &journal, accepted.wait_seq).await?;
             Ok(reply)
         })
     }

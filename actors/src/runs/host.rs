@@ -122,9 +122,11 @@ fn stop_state(s: proto::StopState) -> StopState {
     }
 }
 
-/// The service's view of a Host record.
+/// The service's view of a Host record. A record a later Host marked `lostWithHost` says only
+/// that the run no longer runs: its execution is [`Execution::LostWithHost`] with no exit facts.
 pub fn observation(r: &HostRecord) -> Observation {
-    let ended = matches!(r.state, RunState::Exited | RunState::FailedToStart);
+    let lost = r.lost_with_host;
+    let ended = !lost && matches!(r.state, RunState::Exited | RunState::FailedToStart);
     let exit = ended.then(|| ExitFacts {
         exit_code: r.exit_code,
         signal: r.signal,
@@ -132,7 +134,9 @@ pub fn observation(r: &HostRecord) -> Observation {
         ended_at_ms: r.ended_at_ms,
     });
     Observation {
-        execution: if ended {
+        execution: if lost {
+            Execution::LostWithHost
+        } else if ended {
             Execution::Exited
         } else {
             Execution::Running

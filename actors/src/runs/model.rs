@@ -98,6 +98,17 @@ pub enum Execution {
     Running,
     Exited,
     Unknown,
+    /// Unknown how it ended, and known not to be running: a later Host reported that the Host
+    /// that ran it died (`lostWithHost`). Reads `unknown` on the wire. Appended last so every
+    /// older encoding keeps its meaning (`docs/decisions/0320`).
+    LostWithHost,
+}
+
+impl Execution {
+    /// Known not to be running any more: exited, or lost with its Host.
+    pub fn is_over(self) -> bool {
+        matches!(self, Execution::Exited | Execution::LostWithHost)
+    }
 }
 
 /// The seed's stop states.
@@ -178,8 +189,9 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    /// Occupies a concurrency slot: delivered or being delivered and not known to have ended
-    /// (unknown native work occupies a slot).
+    /// Occupies a concurrency slot: delivered or being delivered and not known to have stopped
+    /// (unknown native work occupies a slot; a run lost with its Host is known not to run and
+    /// does not).
     pub fn occupies_slot(&self) -> bool {
         matches!(
             self.delivery,
@@ -190,10 +202,11 @@ impl RunRecord {
         )
     }
 
-    /// Failed (non-zero exit, signal, could not start) or unknown: what `repairOf` may name.
+    /// Failed (non-zero exit, signal, could not start) or unknown (lost with its Host or not):
+    /// what `repairOf` may name.
     pub fn repairable(&self) -> bool {
         match self.execution {
-            Execution::Unknown => true,
+            Execution::Unknown | Execution::LostWithHost => true,
             Execution::Exited => self.exit.as_ref().is_some_and(|e| e.exit_code != Some(0)),
             _ => self.delivery == Delivery::Uncertain,
         }

@@ -14,13 +14,14 @@ pub fn delivery(r: &RunRecord) -> &'static str {
     }
 }
 
-/// `running` / `exited` / `unknown`; a run not delivered yet reads `null`.
+/// `running` / `exited` / `unknown` (a run lost with its Host is `unknown` too, with
+/// `lostWithHost`); a run not delivered yet reads `null`.
 pub fn execution(r: &RunRecord) -> Value {
     match r.execution {
         Execution::Pending => Value::Null,
         Execution::Running => json!("running"),
         Execution::Exited => json!("exited"),
-        Execution::Unknown => json!("unknown"),
+        Execution::Unknown | Execution::LostWithHost => json!("unknown"),
     }
 }
 
@@ -88,6 +89,7 @@ pub fn record(r: &RunRecord, unknown_now: bool) -> Value {
         "delivery": delivery(r),
         "deliveryNote": r.delivery_note,
         "execution": if unknown_now && running { json!("unknown") } else { execution(r) },
+        "lostWithHost": r.execution == Execution::LostWithHost,
         "exit": r.exit.as_ref().map(exit),
         "stop": r.stop.as_ref().map(stop),
         "logs": {"stdout": {"bytes": r.stdout.bytes, "truncated": r.stdout.truncated},

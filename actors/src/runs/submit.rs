@@ -317,9 +317,14 @@ pub(crate) async fn deliver(
     let core = PathBuf::from(&run.plan.core.path);
     let d = dir.clone();
     let hosts = state.hosts.clone();
+    // Fault injection (feature `failpoints`): `return(abort)` crashes the service here, with
+    // `sending` durable and nothing asked of the Host yet.
+    fail::fail_point!("runs::before_delivery", crash_or);
     let answer = tokio::task::spawn_blocking(move || host::deliver(&core, &d, spec, &hosts))
         .await
         .map_err(|e| ActorError::internal(e.to_string()))?;
+    // ... and here, after the Host took the run and before its reply is journaled.
+    fail::fail_point!("runs::after_delivery_before_journal", crash_or);
     let event = match answer {
         HostAnswer::Record(r) => RunEvent::Observed {
             operation_id: op.clone(),
@@ -343,4 +348,16 @@ pub(crate) async fn deliver(
         super::supervise::watch(me, dir, op, &state.watched);
     }
     Ok(record)
+}
+
+/// What an injected failure at a delivery fail point does: `abort` crashes the process (a
+/// kill -9 at that point), anything else fails the delivery as unavailable.
+#[cfg_attr(not(feature = "failpoints"), allow(dead_code))]
+fn crash_or(arg: Option<String>) -> Result<RunRecord, ActorError> {
+    if arg.as_deref() == Some("abort") {
+        std::process::abort();
+    }
+    Err(ActorError::unavailable(
+        "injected failure at a delivery fail point",
+    ))
 }

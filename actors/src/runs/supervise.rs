@@ -76,7 +76,7 @@ pub(crate) fn watch(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: &
             let (event, done) = match answer {
                 HostAnswer::Record(r) => {
                     let o = host::observation(&r);
-                    let done = o.execution == Execution::Exited;
+                    let done = o.execution.is_over();
                     (
                         RunEvent::Observed {
                             operation_id: op.clone(),
@@ -187,7 +187,7 @@ impl Handler<ObserveRun> for ProjectActor {
         Box::pin(async move {
             let op = msg.operation_id;
             let r = one_run(&me, &op).await?;
-            if r.delivery == Delivery::NotSent || r.execution == Execution::Exited {
+            if r.delivery == Delivery::NotSent || r.execution.is_over() {
                 return Ok((r, true));
             }
             match ask(

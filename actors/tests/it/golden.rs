@@ -21,7 +21,7 @@ use rho_actors::open::{journal_dir, open_project};
 use rho_actors::project::ProjectCommand;
 use rho_actors::project_actor::{ProjectRead, ProjectWrite, TakeSnapshot};
 use rho_actors::replay::replay;
-use rho_actors::service::{CloseAll, CreateProject, GetProject, OpenFolder};
+use rho_actors::service::{CloseAll, GetProject, OpenFolder};
 use rho_actors::state::{describe_record, ProjectState, STATE_FORMAT};
 use rho_actors::tables::selection::{SelectionEvent, SelectionScope, SetSelection};
 use rho_actors::Principal;
@@ -229,19 +229,7 @@ const T0: i64 = 1_700_000_000_000;
 /// agent activity and a binding; a snapshot in the middle; then a clean close.
 async fn generate(env: &Env) -> PathBuf {
     let service = env.service();
-    let info = service
-        .send(CreateProject {
-            name: "golden".into(),
-            principal: Principal::Local,
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    let p = service
-        .send(GetProject { id: info.id })
-        .await
-        .unwrap()
-        .unwrap();
+    let (info, p) = support::created(&service, "golden").await;
     let input = json!({"key": "title", "value": "Golden"});
     p.send(ProjectWrite {
         command: ProjectCommand::SetSetting {

@@ -175,3 +175,48 @@ pub async fn write(
         .await
         .unwrap()
 }
+
+/// A frozen run record of `op` as acceptance journals it (not yet delivered), for tests that
+/// write runs events without R or a Host.
+pub fn run_record(op: &str) -> rho_actors::runs::model::RunRecord {
+    use rho_actors::runs::model::*;
+    RunRecord {
+        operation_id: op.into(),
+        submitter: "operator".into(),
+        repair_of: None,
+        plan: RunPlan {
+            run_directory: format!("runs/{op}"),
+            output_directory: format!("runs/{op}/artifacts"),
+            completion: None,
+            script: ScriptRef::Disk {
+                path: "analysis.R".into(),
+            },
+            script_name: "analysis.R".into(),
+            code: "Sys.sleep(60)\n".into(),
+            script_digest: "0".repeat(64),
+            args: vec![ResolvedArg::Literal("a".into())],
+            requirements: vec![rho_actors::requirements::Requirement::cran(
+                "jsonlite", None,
+            )],
+            artifacts: vec![],
+            core: CoreIdentity {
+                path: "/opt/rho".into(),
+                sha256: "1".repeat(64),
+                version: "rho 0.1.0".into(),
+            },
+            rscript: "/usr/bin/Rscript".into(),
+            request_digest: "2".repeat(64),
+        },
+        delivery: Delivery::NotSent,
+        execution: Execution::Pending,
+        exit: None,
+        stop: None,
+        stdout: LogFacts::default(),
+        stderr: LogFacts::default(),
+        inventory: None,
+        delivery_note: None,
+        accepted_at_ms: 1_700_000_000_000,
+        sent_at_ms: None,
+        updated_at_ms: 1_700_000_000_000,
+    }
+}
