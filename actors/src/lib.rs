@@ -42,5 +42,6 @@ pub mod contract;
 pub mod requirements;
 pub mod runs;
 pub mod service_contract;
+pub mod snapshot_contract;
 #[cfg(feature = "test-owner")]
 pub mod testing;

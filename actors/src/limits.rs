@@ -13,7 +13,7 @@ const MIB: u64 = 1024 * 1024;
 macro_rules! limits_group {
     ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident : $ty:ty = $default:expr),* $(,)? }) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
         #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
         pub struct $name { $($(#[$fdoc])* pub $field: $ty),* }
         impl Default for $name {

@@ -1,6 +1,6 @@
 //! Contracts of the service's own operations: protocol, projects, capabilities and observation.
 
-use crate::contract::{schema, CallerKind, Effect, OperationSpec, ANY, PERSON_OR_OPERATOR};
+use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec, ANY, PERSON_OR_OPERATOR};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -237,7 +237,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: false,
         summary: "Current facts (limits, owners, projects or one project) with the event cursor they correspond to.",
         request: schema::<SnapshotRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<crate::snapshot_contract::SnapshotReply>,
         errors: &["invalid", "not_found", "limit", "unavailable"],
         events: &[],
     },

@@ -4,7 +4,7 @@
 //! contract hash changes while the service runs: the "contract changed between resolve and call"
 //! path is testable black-box. `testing.large` has a contract over 64 KiB.
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,6 +29,26 @@ pub fn revise() -> u64 {
 pub struct EchoRequest {
     pub project_id: String,
     pub text: Option<String>,
+}
+
+/// `testing.echo` reply: the text and the contract revision.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct EchoReply {
+    pub revision: u64,
+    pub text: Option<String>,
+}
+
+/// `testing.revise` reply: the new revision.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ReviseReply {
+    pub revision: u64,
+}
+
+/// `testing.large` reply.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct LargeReply {
+    /// Always true.
+    pub large: bool,
 }
 
 fn echo_request() -> schemars::Schema {
@@ -56,7 +76,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "Test owner: echoes text; its contract changes with testing.revise.",
         request: echo_request,
-        response: schema::<serde_json::Value>,
+        response: reply::<EchoReply>,
         errors: &["invalid", "stale"],
         events: &[],
     },
@@ -69,7 +89,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "Test owner: bump testing.echo's contract revision.",
         request: schema::<EchoRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<ReviseReply>,
         errors: &["invalid"],
         events: &[],
     },
@@ -82,7 +102,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "Test owner: an operation whose contract is over 64 KiB.",
         request: large_request,
-        response: schema::<serde_json::Value>,
+        response: reply::<LargeReply>,
         errors: &["invalid"],
         events: &[],
     },

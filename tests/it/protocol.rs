@@ -87,3 +87,59 @@ fn every_declared_operation_has_a_unique_name_and_a_closed_request_schema() {
         }
     }
 }
+
+/// A schema that accepts any JSON: no type, shape, reference, combination or value named.
+fn accepts_anything(schema: &serde_json::Value) -> bool {
+    match schema {
+        serde_json::Value::Bool(b) => *b,
+        serde_json::Value::Object(m) => m
+            .keys()
+            .all(|k| matches!(k.as_str(), "$schema" | "title" | "description" | "$defs")),
+        _ => false,
+    }
+}
+
+#[test]
+fn every_declared_operation_publishes_a_real_response_schema() {
+    // capability.list is typed by the owners' registration work (issue 12/13); until it
+    // lands its reply is still any JSON. No other operation may be.
+    const UNTYPED: &[&str] = &["capability.list"];
+    assert!(accepts_anything(&serde_json::json!({"title": "AnyValue"})));
+    assert!(!accepts_anything(&serde_json::json!({"type": "object"})));
+    let mut untyped = Vec::new();
+    for op in registry::all() {
+        let schema = serde_json::to_value((op.response)()).unwrap();
+        if accepts_anything(&schema) {
+            untyped.push(op.name);
+        }
+    }
+    assert_eq!(
+        untyped, UNTYPED,
+        "these operations publish their reply as any JSON: give them a reply type"
+    );
+}
+
+#[test]
+fn the_reply_check_of_the_test_client_refuses_a_reply_its_schema_does_not_describe() {
+    use crate::support::contract::check_reply;
+    let good = br#"{"apiVersion":"2.0","ok":true,"value":{"accepted":true}}"#;
+    check_reply("POST", "/api/v2/activity.report", 200, good);
+    let wrong_type = br#"{"apiVersion":"2.0","ok":true,"value":{"accepted":"yes"}}"#;
+    let missing = br#"{"apiVersion":"2.0","ok":true,"value":{"records":[]}}"#;
+    for bad in [&wrong_type[..], &missing[..]] {
+        let r =
+            std::panic::catch_unwind(|| check_reply("POST", "/api/v2/binding.activity", 200, bad));
+        assert!(r.is_err(), "accepted {}", String::from_utf8_lossy(bad));
+    }
+    let r = std::panic::catch_unwind(|| {
+        check_reply("POST", "/api/v2/activity.report", 200, wrong_type)
+    });
+    assert!(r.is_err());
+    // A formerly untyped reply must keep sorted keys.
+    let unsorted = br#"{"apiVersion":"2.0","ok":true,"value":{"session":"s","bindingId":"b","evicted":0,"nextCursor":null,"oldestSeq":1,"records":[]}}"#;
+    let r =
+        std::panic::catch_unwind(|| check_reply("POST", "/api/v2/binding.activity", 200, unsorted));
+    assert!(r.is_err());
+    let sorted = br#"{"apiVersion":"2.0","ok":true,"value":{"bindingId":"b","evicted":0,"nextCursor":null,"oldestSeq":1,"records":[],"session":"s"}}"#;
+    check_reply("POST", "/api/v2/binding.activity", 200, sorted);
+}

@@ -1,6 +1,6 @@
 //! Contracts of the agent owner's own operations: `binding.open/close/list/activity` and `activity.report`.
 
-use crate::contract::{schema, CallerKind, Effect, OperationSpec};
+use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -97,6 +97,59 @@ pub struct ReportReply {
     pub accepted: bool,
 }
 
+/// One recorded Agent call on the wire (no inputs, no token). Fields of these replies are in
+/// wire-name order (the bytes of the sorted map they replaced).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityView {
+    /// The refusal's wire code, when refused.
+    pub code: Option<String>,
+    /// Ids named by the request and the reply (`documentId`, `changeId`, ...).
+    pub ids: std::collections::BTreeMap<String, String>,
+    pub method: String,
+    /// `ok` or `refused`.
+    pub outcome: String,
+    /// `agent:<session>`.
+    pub principal: String,
+    /// Per project, from 1.
+    pub seq: u64,
+    /// `service` (the edge saw the call) or `adapter` (the MCP adapter refused it and reported it).
+    pub source: String,
+    /// RFC 3339 UTC, milliseconds.
+    pub time: String,
+}
+
+impl crate::agent::Activity {
+    /// The wire form.
+    pub fn view(&self) -> ActivityView {
+        ActivityView {
+            code: self.code.clone(),
+            ids: self.ids.clone(),
+            method: self.method.clone(),
+            outcome: self.outcome.clone(),
+            principal: format!("agent:{}", self.session),
+            seq: self.seq,
+            source: self.source.clone(),
+            time: rho_plumbing::time::rfc3339_ms(self.time_ms),
+        }
+    }
+}
+
+/// `binding.activity`: one page of a binding's session's recorded calls, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityPage {
+    pub binding_id: String,
+    /// Records evicted so far (`maxActivities`), the oldest first.
+    pub evicted: u64,
+    /// Continues after the last record of this page; `null` on the last page.
+    pub next_cursor: Option<String>,
+    /// The first seq still retained: records before it were evicted.
+    pub oldest_seq: u64,
+    pub records: Vec<ActivityView>,
+    pub session: String,
+}
+
 pub const OPERATIONS: &[OperationSpec] = &[
     OperationSpec {
         name: "binding.open",
@@ -146,7 +199,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "The tool receipts of a binding's session: its recorded calls, oldest first, paged (bounded by maxActivities).",
         request: schema::<ActivityRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<ActivityPage>,
         errors: &["invalid", "not_found"],
         events: &[],
     },

@@ -1,6 +1,6 @@
 //! Contracts of the service-level Agent access operations: `session.grant/revoke/instructions/connect` and `capability.index/resolve`.
 
-use crate::contract::{schema, CallerKind, Effect, OperationSpec, LOCAL_ONLY};
+use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec, LOCAL_ONLY};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -230,6 +230,38 @@ pub struct ResolveReply {
     pub required_bytes: Option<u64>,
 }
 
+/// One bounded run of a client CLI (`claude mcp add`, `codex mcp add`). Fields of these replies
+/// are in wire-name order (the bytes of the sorted map they replaced).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientView {
+    pub args: Vec<String>,
+    /// The client program.
+    pub command: String,
+    /// `null` when it was stopped (or did not start).
+    pub exit_code: Option<i32>,
+    /// What it printed (stdout, then stderr), at most 8 KiB.
+    pub output: String,
+    pub timed_out: bool,
+    pub truncated: bool,
+}
+
+/// `session.connect`: the grant and the client's own `mcp add`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectReply {
+    /// `claude-code` or `codex`.
+    pub agent: String,
+    pub client: ClientView,
+    /// Always true (a refusal is an error).
+    pub connected: bool,
+    #[serde(serialize_with = "crate::contract::sorted")]
+    pub grant: GrantReply,
+    pub project_id: String,
+    /// The Agent session (named like the agent).
+    pub session: String,
+}
+
 /// Agent access operations of the service itself.
 pub const OPERATIONS: &[OperationSpec] = &[
     OperationSpec {
@@ -280,7 +312,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: false,
         summary: "Grant the project to claude-code or codex and run that client's own mcp add (claude mcp add -s local in the project folder; codex mcp add), each bounded at 20 s and 8 KiB of output. A grant that already existed is kept; a new one the client refused is revoked.",
         request: schema::<ConnectRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<ConnectReply>,
         errors: &["invalid", "not_found", "limit", "unavailable"],
         events: &[],
     },

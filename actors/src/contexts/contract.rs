@@ -1,6 +1,6 @@
 //! Contracts of `context.create` and `context.read` (owner: agent; each kind needs only the owner of its source).
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -27,7 +27,7 @@ pub struct EntitiesSpec {
     pub keys: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ResourceRef {
     pub id: String,
@@ -74,6 +74,71 @@ pub struct ReadRequest {
     pub context_id: String,
 }
 
+/// A UTF-16 range as a context froze it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RangeView {
+    pub end: u64,
+    pub start: u64,
+}
+
+/// A frozen buffer range, with its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BufferContext {
+    pub document_id: String,
+    pub path: String,
+    pub range: RangeView,
+    pub text: String,
+    pub version: u64,
+}
+
+/// Declared entities: a namespace and its keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EntitiesContext {
+    pub keys: Vec<String>,
+    pub namespace: String,
+}
+
+/// A rectangle in `units`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RectView {
+    pub height: f64,
+    pub width: f64,
+    pub x: f64,
+    pub y: f64,
+}
+
+/// A frozen rectangle of one page of a media resource version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MediaContext {
+    pub format: String,
+    pub page: u64,
+    pub rect: RectView,
+    pub resource: ResourceRef,
+    /// `px` or `pt`.
+    pub units: String,
+}
+
+/// A frozen context: `context.create` and `context.read`. Exactly one of `buffer`, `entities`,
+/// `media`, `run` is present. Fields are in wire-name order (the bytes of the sorted map).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextView {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferContext>,
+    pub context_id: String,
+    /// The principal that froze it.
+    pub created_by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entities: Option<EntitiesContext>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media: Option<MediaContext>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<crate::runs::contract::RunContextView>,
+    /// RFC 3339 UTC, milliseconds.
+    pub time: String,
+}
+
 pub const OPERATIONS: &[OperationSpec] = &[
     OperationSpec {
         name: "context.create",
@@ -84,7 +149,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "Freeze a context: an exact buffer version and range, declared entities, a media rectangle, or one run.",
         request: schema::<CreateRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<ContextView>,
         errors: &["invalid", "not_found", "stale", "limit", "unavailable", "conflict"],
         events: &[],
     },
@@ -97,7 +162,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "Read a frozen context.",
         request: schema::<ReadRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<ContextView>,
         errors: &["invalid", "not_found"],
         events: &[],
     },

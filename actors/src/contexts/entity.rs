@@ -1,5 +1,8 @@
 //! The project's contexts: frozen copies of what a caller pointed at (a buffer range, declared entities), journaled.
 
+use super::contract::{
+    BufferContext, ContextView, EntitiesContext, MediaContext, RangeView, RectView, ResourceRef,
+};
 use crate::entity::{CommandContext, Decision, Entity, EntityEvent, EventMeta};
 use crate::error::ActorError;
 use crate::identity::IdentityTable;
@@ -58,6 +61,75 @@ pub struct ContextRecord {
     pub frozen: Frozen,
     pub principal: String,
     pub time_ms: i64,
+}
+
+impl ContextRecord {
+    /// The wire form.
+    pub fn view(&self) -> ContextView {
+        let mut v = ContextView {
+            buffer: None,
+            context_id: self.id.to_string(),
+            created_by: self.principal.clone(),
+            entities: None,
+            media: None,
+            run: None,
+            time: rho_plumbing::time::rfc3339_ms(self.time_ms),
+        };
+        match &self.frozen {
+            Frozen::Buffer {
+                document_id,
+                path,
+                version,
+                start,
+                end,
+                text,
+            } => {
+                v.buffer = Some(BufferContext {
+                    document_id: document_id.to_string(),
+                    path: path.clone(),
+                    range: RangeView {
+                        end: *end,
+                        start: *start,
+                    },
+                    text: text.clone(),
+                    version: *version,
+                })
+            }
+            Frozen::Entities { namespace, keys } => {
+                v.entities = Some(EntitiesContext {
+                    keys: keys.clone(),
+                    namespace: namespace.clone(),
+                })
+            }
+            Frozen::Run(r) => v.run = Some(r.view()),
+            Frozen::Media {
+                resource_id,
+                version,
+                format,
+                page,
+                units,
+                rect_milli,
+            } => {
+                let f = |m: i64| m as f64 / 1000.0;
+                v.media = Some(MediaContext {
+                    format: format.clone(),
+                    page: *page,
+                    rect: RectView {
+                        height: f(rect_milli[3]),
+                        width: f(rect_milli[2]),
+                        x: f(rect_milli[0]),
+                        y: f(rect_milli[1]),
+                    },
+                    resource: ResourceRef {
+                        id: resource_id.to_string(),
+                        version: *version,
+                    },
+                    units: units.clone(),
+                })
+            }
+        }
+        v
+    }
 }
 
 /// Events of the contexts entity.

@@ -86,3 +86,21 @@ impl OperationSpec {
 pub fn schema<T: schemars::JsonSchema>() -> schemars::Schema {
     schemars::schema_for!(T)
 }
+
+/// A JSON Schema of what `T` serializes to, for a reply: a field that is always written (even
+/// as `null`) is required; one skipped when empty is not.
+pub fn reply<T: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// `serialize_with` for a field whose reply bytes were a sorted JSON map: writes `v` through
+/// `serde_json::Value` (keys sorted at every depth) whatever the order of its type's fields.
+pub fn sorted<T: serde::Serialize, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::Error;
+    serde_json::to_value(v)
+        .map_err(S::Error::custom)?
+        .serialize(s)
+}

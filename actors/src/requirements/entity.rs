@@ -30,6 +30,23 @@ pub struct PrepareOutcome {
     pub time_ms: i64,
 }
 
+impl PrepareOutcome {
+    /// The wire form.
+    pub fn view(&self) -> super::contract::PrepareReply {
+        let check = self.recheck.as_ref().map(Probe::view);
+        super::contract::PrepareReply {
+            attempted: self.attempted.clone(),
+            change_id: self.change_id.clone(),
+            satisfied: check.as_ref().is_some_and(|c| c.satisfied),
+            check,
+            exit_code: self.exit_code,
+            interrupted: self.interrupted,
+            log: self.log_tail.clone(),
+            stopped_by: self.cut.clone(),
+        }
+    }
+}
+
 /// A preparation in flight.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pending {

@@ -1,5 +1,6 @@
 //! What the requirements owner knows: declared packages, probe facts, configured repositories.
 
+use super::contract::{PackageStateView, PackageView, ProbeReply, ProbeState, RFacts};
 use crate::error::ActorError;
 use serde::{Deserialize, Serialize};
 
@@ -184,23 +185,38 @@ impl Probe {
     }
 
     /// The wire form.
-    pub fn render(&self) -> serde_json::Value {
-        let time = rho_plumbing::time::rfc3339_ms(self.time_ms);
-        serde_json::json!({
-            "probe": if self.complete { "complete" } else { "unknown" },
-            "reason": self.reason,
-            "r": {"version": self.r_version, "platform": self.platform, "libraryPaths": self.library_paths},
-            "time": time,
-            "satisfied": self.complete && self.unmet().is_empty(),
-            "packages": self.packages.iter().map(|p| serde_json::json!({
-                "package": p.requirement.package,
-                "source": p.requirement.source.name(),
-                "minimumVersion": p.requirement.minimum_version,
-                "state": p.state.name(),
-                "version": p.version,
-                "meetsMinimum": p.meets_minimum,
-            })).collect::<Vec<_>>(),
-        })
+    pub fn view(&self) -> ProbeReply {
+        ProbeReply {
+            packages: self
+                .packages
+                .iter()
+                .map(|p| PackageView {
+                    meets_minimum: p.meets_minimum,
+                    minimum_version: p.requirement.minimum_version.clone(),
+                    package: p.requirement.package.clone(),
+                    source: p.requirement.source.name().to_string(),
+                    state: match p.state {
+                        PackageState::Present => PackageStateView::Present,
+                        PackageState::Missing => PackageStateView::Missing,
+                        PackageState::Unknown => PackageStateView::Unknown,
+                    },
+                    version: p.version.clone(),
+                })
+                .collect(),
+            probe: if self.complete {
+                ProbeState::Complete
+            } else {
+                ProbeState::Unknown
+            },
+            r: RFacts {
+                library_paths: self.library_paths.clone(),
+                platform: self.platform.clone(),
+                version: self.r_version.clone(),
+            },
+            reason: self.reason.clone(),
+            satisfied: self.complete && self.unmet().is_empty(),
+            time: rho_plumbing::time::rfc3339_ms(self.time_ms),
+        }
     }
 }
 

@@ -1,11 +1,11 @@
 //! `artifact.check`: exactly the declared files of a run, checked against its completion
 //! declaration (bytes and SHA-256); never interprets content. Blocking.
 
+use super::contract::{CheckReply, CheckedFile, CompletionFacts, FileFacts};
 use super::model::RunRecord;
 use crate::error::ActorError;
 use crate::files::store;
 use serde::Deserialize;
-use serde_json::{json, Value};
 use std::path::Path;
 
 /// Largest completion declaration read (seed: 64 KiB completion reads).
@@ -34,7 +34,11 @@ pub fn actual(path: &Path, max: u64) -> Option<(u64, String)> {
 }
 
 /// The check of one run.
-pub fn check(project: &Path, run: &RunRecord, max_file_bytes: u64) -> Result<Value, ActorError> {
+pub fn check(
+    project: &Path,
+    run: &RunRecord,
+    max_file_bytes: u64,
+) -> Result<CheckReply, ActorError> {
     let (present, declaration) = match &run.plan.completion {
         None => (false, None),
         Some(rel) => match store::read_bounded(&project.join(rel), MAX_COMPLETION_BYTES) {
@@ -65,19 +69,26 @@ pub fn check(project: &Path, run: &RunRecord, max_file_bytes: u64) -> Result<Val
             _ => false,
         };
         all_match &= matches;
-        files.push(json!({
-            "path": a.path,
-            "declared": declared.map(|d| json!({"bytes": d.bytes, "sha256": d.sha256})),
-            "actual": now.map(|(b, s)| json!({"bytes": b, "sha256": s})),
-            "matches": matches,
-        }));
+        files.push(CheckedFile {
+            actual: now.map(|(bytes, sha256)| FileFacts { bytes, sha256 }),
+            declared: declared.map(|d| FileFacts {
+                bytes: d.bytes,
+                sha256: d.sha256.clone(),
+            }),
+            matches,
+            path: a.path.clone(),
+        });
     }
     let complete = present && valid && declared_complete && all_match;
-    Ok(json!({
-        "operationId": run.operation_id,
-        "complete": complete,
-        "partial": !complete && any_present,
-        "completion": {"present": present, "valid": valid, "complete": declared_complete},
-        "files": files,
-    }))
+    Ok(CheckReply {
+        complete,
+        completion: CompletionFacts {
+            complete: declared_complete,
+            present,
+            valid,
+        },
+        files,
+        operation_id: run.operation_id.clone(),
+        partial: !complete && any_present,
+    })
 }

@@ -1,8 +1,8 @@
 //! A run context (`context.create {run:{operationId}}`): what a run was when the context froze it.
 
+use super::contract::{FrozenExitView, RunContextView, StderrTail};
 use super::model::*;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 /// Bytes of stderr a run context keeps (its tail).
 pub const STDERR_TAIL: u64 = 8 * 1024;
@@ -45,7 +45,8 @@ impl RunContext {
         RunContext {
             operation_id: run.operation_id.clone(),
             delivery: super::render::delivery(run).to_string(),
-            execution: super::render::execution(run).as_str().map(str::to_string),
+            execution: super::render::execution_name(super::render::execution(run))
+                .map(str::to_string),
             exit: run.exit.clone(),
             stop: run.stop.clone(),
             script: run.plan.script.clone(),
@@ -67,29 +68,27 @@ impl RunContext {
     }
 
     /// The wire form.
-    pub fn render(&self) -> Value {
-        let script = match &self.script {
-            ScriptRef::Disk { path } => json!({"kind": "disk", "path": path}),
-            ScriptRef::Buffer {
-                document_id,
-                path,
-                version,
-            } => {
-                json!({"kind": "buffer", "documentId": document_id, "path": path, "version": version})
-            }
-        };
-        json!({
-            "operationId": self.operation_id,
-            "delivery": self.delivery,
-            "execution": self.execution,
-            "exit": self.exit.as_ref().map(|e| json!({"exitCode": e.exit_code, "signal": e.signal, "spawnError": e.spawn_error})),
-            "stop": self.stop.as_ref().map(super::render::stop),
-            "script": script,
-            "scriptDigest": self.script_digest,
-            "args": super::render::args(&self.args),
-            "artifacts": self.artifacts.iter().map(|a| json!({"path": a.path, "kind": a.kind, "format": a.format})).collect::<Vec<_>>(),
-            "stderr": {"text": self.stderr_tail, "offset": self.stderr_offset, "truncated": self.stderr_truncated},
-        })
+    pub fn view(&self) -> RunContextView {
+        RunContextView {
+            args: super::render::args(&self.args),
+            artifacts: super::render::artifacts(&self.artifacts),
+            delivery: self.delivery.clone(),
+            execution: self.execution.clone(),
+            exit: self.exit.as_ref().map(|e| FrozenExitView {
+                exit_code: e.exit_code,
+                signal: e.signal,
+                spawn_error: e.spawn_error.clone(),
+            }),
+            operation_id: self.operation_id.clone(),
+            script: super::render::script(&self.script),
+            script_digest: self.script_digest.clone(),
+            stderr: StderrTail {
+                offset: self.stderr_offset,
+                text: self.stderr_tail.clone(),
+                truncated: self.stderr_truncated,
+            },
+            stop: self.stop.as_ref().map(super::render::stop),
+        }
     }
 }
 

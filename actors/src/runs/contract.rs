@@ -1,10 +1,13 @@
 //! Wire contracts of owner r's managed execution: `action.submit/lookup/observe/output/list/retry/cancel`.
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
 use crate::owners::Owner;
 use crate::requirements::contract::RequirementDecl;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+mod replies;
+pub use replies::*;
 
 /// The script of an `r.execute` input: saved bytes checked against a digest, or one buffer version.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -123,6 +126,7 @@ const fn op(
     effect: Effect,
     summary: &'static str,
     request: fn() -> schemars::Schema,
+    response: fn() -> schemars::Schema,
     errors: &'static [&'static str],
 ) -> OperationSpec {
     OperationSpec {
@@ -134,7 +138,7 @@ const fn op(
         project_scoped: true,
         summary,
         request,
-        response: schema::<serde_json::Value>,
+        response,
         errors,
         events: &["run.changed"],
     }
@@ -143,19 +147,19 @@ const fn op(
 pub const OPERATIONS: &[OperationSpec] = &[
     op("action.submit", Effect::Write,
         "Submit r.execute 0.2.0 under a project-wide operationId: code, args, requirements and declarations are frozen and journaled before delivery to the project's Core Host; the reply is the run record with its plan.",
-        schema::<SubmitRequest>, &["invalid", "not_found", "conflict", "stale", "limit", "unavailable", "unknown"]),
+        schema::<SubmitRequest>, reply::<RunView>, &["invalid", "not_found", "conflict", "stale", "limit", "unavailable", "unknown"]),
     op("action.lookup", Effect::Read, "The retained record of one run (any principal of the project).",
-        schema::<RunRequest>, &["invalid", "not_found"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]),
     op("action.observe", Effect::Read, "The run record with the Host's current facts; never starts a Host (no Host: execution unknown, stored facts unchanged).",
-        schema::<RunRequest>, &["invalid", "not_found"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]),
     op("action.output", Effect::Read, "One page (at most 64 KiB, base64) of a run's captured stdout or stderr: {bytes, nextOffset, truncated}.",
-        schema::<OutputRequest>, &["invalid", "not_found", "limit"]),
+        schema::<OutputRequest>, reply::<OutputPage>, &["invalid", "not_found", "limit"]),
     op("action.list", Effect::Read, "Every retained run of the project.",
-        schema::<ListRequest>, &["invalid", "not_found"]),
+        schema::<ListRequest>, reply::<RunListReply>, &["invalid", "not_found"]),
     op("action.retry", Effect::Write, "Submitter only: deliver a not-sent run again with its original frozen code and Core; a sent or unknown run returns its record.",
-        schema::<RunRequest>, &["invalid", "not_found", "forbidden", "conflict", "limit", "unavailable", "unknown"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found", "forbidden", "conflict", "limit", "unavailable", "unknown"]),
     op("action.cancel", Effect::Write, "Stop a run (submitter, or a local/paired principal): SIGTERM to its process group, SIGKILL after r.stopGraceMs; confirmed by observing its end.",
-        schema::<RunRequest>, &["invalid", "not_found", "forbidden", "unavailable"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found", "forbidden", "unavailable"]),
     OperationSpec {
         name: "artifact.check",
         version: "1.0.0",
@@ -165,7 +169,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "Verify exactly a run's declared files against its completion declaration (bytes, SHA-256): {complete, partial, completion:{present, valid, complete}, files}. Never interprets content.",
         request: schema::<RunRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<CheckReply>,
         errors: &["invalid", "not_found"],
         events: &[],
     },
@@ -178,7 +182,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: true,
         summary: "Export one ended run into a new folder (default exports/<operationId>): script/, outputs/, provenance.json, PROVENANCE.md; partial when a declared file is missing or changed. Runs nothing; exportId idempotent.",
         request: schema::<ExportRequest>,
-        response: schema::<serde_json::Value>,
+        response: reply::<ExportReply>,
         errors: &["invalid", "not_found", "conflict", "unavailable"],
         events: &[],
     },

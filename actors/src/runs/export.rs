@@ -1,7 +1,8 @@
 //! `action.export`: one run as ordinary files in a new project folder, built in a temporary
 //! sibling and renamed into place; runs nothing, never writes into an existing folder. Blocking.
 
-use super::model::{RunRecord, ScriptRef};
+use super::contract::{ExportReply, ExportedFile, LeftOut};
+use super::model::RunRecord;
 use crate::error::ActorError;
 use serde_json::{json, Value};
 use std::fs::{self, File};
@@ -39,14 +40,22 @@ fn unsaved_name(name: &str) -> String {
     }
 }
 
-/// Builds the export of `run` at the project-relative `folder` (which must not exist).
+/// What [`build`] wrote: the declared files, those left out, and the unsaved script's file.
+struct Built {
+    files: Vec<ExportedFile>,
+    left_out: Vec<LeftOut>,
+    unsaved: Option<String>,
+}
+
+/// Builds the export `export_id` of `run` at the project-relative `folder` (which must not exist).
 pub fn export(
     project: &Path,
     run: &RunRecord,
+    export_id: &str,
     folder: &str,
     unsaved: Option<Unsaved>,
     max_file_bytes: u64,
-) -> Result<Value, ActorError> {
+) -> Result<ExportReply, ActorError> {
     let target = project.join(folder);
     if target.exists() {
         return Err(ActorError::conflict(format!(
@@ -78,9 +87,15 @@ pub fn export(
     }
     fs::rename(&temp, &target).map_err(|e| io(&target, e))?;
     sync_dir(parent)?;
-    let mut v = summary;
-    v["folder"] = json!(folder);
-    Ok(v)
+    Ok(ExportReply {
+        export_id: export_id.to_string(),
+        partial: !summary.left_out.is_empty(),
+        files: summary.files,
+        folder: folder.to_string(),
+        left_out: summary.left_out,
+        operation_id: run.operation_id.clone(),
+        unsaved: summary.unsaved,
+    })
 }
 
 fn build(
@@ -89,7 +104,7 @@ fn build(
     run: &RunRecord,
     unsaved: Option<Unsaved>,
     max_file_bytes: u64,
-) -> Result<Value, ActorError> {
+) -> Result<Built, ActorError> {
     fs::create_dir(temp).map_err(|e| io(temp, e))?;
     let plan = &run.plan;
     write_synced(
@@ -125,21 +140,23 @@ fn build(
         if let (Some(b), None) = (&bytes, reason) {
             write_synced(&temp.join("outputs").join(&a.path), b)?;
         } else {
-            left_out.push(json!({"path": a.path, "reason": reason}));
+            left_out.push(LeftOut {
+                path: a.path.clone(),
+                reason: reason.map(str::to_string),
+            });
         }
-        files.push(json!({"path": a.path, "kind": a.kind, "format": a.format,
-            "sha256": sha, "inventorySha256": recorded.and_then(|r| r.sha256.clone()),
-            "matchesInventory": matches, "exported": reason.is_none()}));
+        files.push(ExportedFile {
+            exported: reason.is_none(),
+            format: a.format.clone(),
+            inventory_sha256: recorded.and_then(|r| r.sha256.clone()),
+            kind: a.kind.clone(),
+            matches_inventory: matches,
+            path: a.path.clone(),
+            sha256: sha,
+        });
     }
     let partial = !left_out.is_empty();
-    let script = match &plan.script {
-        ScriptRef::Disk { path } => json!({"kind": "disk", "path": path}),
-        ScriptRef::Buffer {
-            document_id,
-            path,
-            version,
-        } => json!({"kind": "buffer", "documentId": document_id, "path": path, "version": version}),
-    };
+    let script = super::render::script(&plan.script);
     let provenance = json!({
         "schemaVersion": 1,
         "operationId": run.operation_id,
@@ -152,8 +169,8 @@ fn build(
         "scriptDigest": plan.script_digest,
         "unsavedScript": unsaved_file.as_ref().map(|f| json!({"file": f, "neverRun": true})),
         "arguments": super::render::args(&plan.args),
-        "requirements": super::render::plan(plan)["requirements"].clone(),
-        "core": super::render::plan(plan)["core"].clone(),
+        "requirements": super::render::requirements(plan),
+        "core": super::render::core(plan),
         "exit": run.exit.as_ref().map(|e| json!({"exitCode": e.exit_code, "signal": e.signal})),
         "files": files,
         "leftOut": left_out,
@@ -175,10 +192,11 @@ fn build(
             sync_dir(&d)?;
         }
     }
-    Ok(
-        json!({"operationId": run.operation_id, "partial": partial, "files": files, "leftOut": left_out,
-        "unsaved": unsaved_file}),
-    )
+    Ok(Built {
+        files,
+        left_out,
+        unsaved: unsaved_file,
+    })
 }
 
 fn markdown(run: &RunRecord, p: &Value) -> String {

@@ -1,5 +1,6 @@
 //! The project actor's `artifact.check` and `action.export` messages (the file work is in `check` and `export`).
 
+use super::contract::{CheckReply, ExportReply};
 use super::entity::{RunCommand, RunEvent, RunsEntity};
 use super::model::{Execution, ScriptRef};
 use super::state_msgs::one_run;
@@ -10,7 +11,6 @@ use crate::error::ActorError;
 use crate::identity::InputDigest;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
-use serde_json::Value;
 
 fn mailbox(e: MailboxError) -> ActorError {
     ActorError::internal(e.to_string())
@@ -18,13 +18,13 @@ fn mailbox(e: MailboxError) -> ActorError {
 
 /// `artifact.check`.
 #[derive(Message)]
-#[rtype(result = "Result<Value, ActorError>")]
+#[rtype(result = "Result<CheckReply, ActorError>")]
 pub struct CheckArtifacts {
     pub operation_id: String,
 }
 
 impl Handler<CheckArtifacts> for ProjectActor {
-    type Result = ResponseFuture<Result<Value, ActorError>>;
+    type Result = ResponseFuture<Result<CheckReply, ActorError>>;
 
     fn handle(&mut self, msg: CheckArtifacts, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
@@ -48,7 +48,7 @@ pub enum UnsavedChoice {
 
 /// `action.export`.
 #[derive(Message)]
-#[rtype(result = "Result<Value, ActorError>")]
+#[rtype(result = "Result<ExportReply, ActorError>")]
 pub struct ExportRun {
     pub operation_id: String,
     pub export_id: String,
@@ -60,7 +60,7 @@ pub struct ExportRun {
 }
 
 impl Handler<ExportRun> for ProjectActor {
-    type Result = ResponseFuture<Result<Value, ActorError>>;
+    type Result = ResponseFuture<Result<ExportReply, ActorError>>;
 
     fn handle(&mut self, msg: ExportRun, ctx: &mut Context<Self>) -> Self::Result {
         let admitted = self.admit();
@@ -124,19 +124,20 @@ impl Handler<ExportRun> for ProjectActor {
                     Some(super::export::Unsaved { text })
                 }
             };
-            let folder = msg.folder.clone();
-            let summary = tokio::task::spawn_blocking(move || {
-                super::export::export(&dir, &run, &folder, unsaved, max)
+            let (folder, export_id) = (msg.folder.clone(), msg.export_id.clone());
+            let reply = tokio::task::spawn_blocking(move || {
+                super::export::export(&dir, &run, &export_id, &folder, unsaved, max)
             })
             .await
             .map_err(|e| ActorError::internal(e.to_string()))??;
-            let mut reply = summary;
-            reply["exportId"] = serde_json::json!(msg.export_id);
+            // Journaled as the reply's JSON text (the same bytes the sorted map gave before).
+            let text =
+                serde_json::to_string(&reply).map_err(|e| ActorError::internal(e.to_string()))?;
             let event = RunEvent::Exported {
                 operation_id: msg.operation_id.clone(),
                 export_id: msg.export_id.clone(),
                 digest: msg.digest,
-                reply: reply.to_string(),
+                reply: text,
             };
             let accepted = child
                 .send(Execute::<RunsEntity> {

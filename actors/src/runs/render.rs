@@ -1,103 +1,210 @@
 //! The wire form of a run record (shared by the HTTP edge, events and snapshots).
 
+use super::contract::{
+    ArgView, ArtifactView, BufferKind, CoreView, DeliveryView, DiskKind, ExecutionView, ExitView,
+    InventoryView, LogView, LogsView, PlanView, RequirementView, ResourceRefView, RunView,
+    ScriptView, StopStateView, StopView,
+};
 use super::model::*;
-use serde_json::{json, Value};
 
 use rho_plumbing::time::rfc3339_ms as time;
 
 /// `not-sent` / `sent` / `uncertain` (a delivery in flight is not yet known: `uncertain`).
-pub fn delivery(r: &RunRecord) -> &'static str {
+pub fn delivery_view(r: &RunRecord) -> DeliveryView {
     match r.delivery {
-        Delivery::NotSent => "not-sent",
-        Delivery::Sent => "sent",
-        Delivery::Sending | Delivery::Uncertain => "uncertain",
+        Delivery::NotSent => DeliveryView::NotSent,
+        Delivery::Sent => DeliveryView::Sent,
+        Delivery::Sending | Delivery::Uncertain => DeliveryView::Uncertain,
+    }
+}
+
+/// The wire name of [`delivery_view`].
+pub fn delivery(r: &RunRecord) -> &'static str {
+    match delivery_view(r) {
+        DeliveryView::NotSent => "not-sent",
+        DeliveryView::Sent => "sent",
+        DeliveryView::Uncertain => "uncertain",
     }
 }
 
 /// `running` / `exited` / `unknown` (a run lost with its Host is `unknown` too, with
-/// `lostWithHost`); a run not delivered yet reads `null`.
-pub fn execution(r: &RunRecord) -> Value {
+/// `lostWithHost`); a run not delivered yet has none (`null`).
+pub fn execution(r: &RunRecord) -> Option<ExecutionView> {
     match r.execution {
-        Execution::Pending => Value::Null,
-        Execution::Running => json!("running"),
-        Execution::Exited => json!("exited"),
-        Execution::Unknown | Execution::LostWithHost => json!("unknown"),
+        Execution::Pending => None,
+        Execution::Running => Some(ExecutionView::Running),
+        Execution::Exited => Some(ExecutionView::Exited),
+        Execution::Unknown | Execution::LostWithHost => Some(ExecutionView::Unknown),
     }
 }
 
-fn exit(e: &ExitFacts) -> Value {
-    json!({"exitCode": e.exit_code, "signal": e.signal, "spawnError": e.spawn_error,
-        "endedAt": e.ended_at_ms.map(time)})
+/// The wire name of [`execution`].
+pub fn execution_name(e: Option<ExecutionView>) -> Option<&'static str> {
+    e.map(|e| match e {
+        ExecutionView::Running => "running",
+        ExecutionView::Exited => "exited",
+        ExecutionView::Unknown => "unknown",
+    })
 }
 
-/// The public plan.
-pub fn plan(p: &RunPlan) -> Value {
-    let script = match &p.script {
-        ScriptRef::Disk { path } => json!({"kind": "disk", "path": path}),
+/// How R ended, with its end time when known.
+pub fn exit(e: &ExitFacts) -> ExitView {
+    ExitView {
+        ended_at: e.ended_at_ms.map(time),
+        exit_code: e.exit_code,
+        signal: e.signal,
+        spawn_error: e.spawn_error.clone(),
+    }
+}
+
+/// Where the code came from.
+pub fn script(s: &ScriptRef) -> ScriptView {
+    match s {
+        ScriptRef::Disk { path } => ScriptView::Disk {
+            kind: DiskKind::Disk,
+            path: path.clone(),
+        },
         ScriptRef::Buffer {
             document_id,
             path,
             version,
-        } => json!({"kind": "buffer", "documentId": document_id, "path": path, "version": version}),
-    };
-    json!({
-        "runDirectory": format!("{}/", p.run_directory),
-        "outputDirectory": p.output_directory,
-        "completion": p.completion,
-        "script": script,
-        "scriptDigest": p.script_digest,
-        "arguments": args(&p.args),
-        "requirements": p.requirements.iter().map(|r| json!({"package": r.package, "source": r.source.name(), "minimumVersion": r.minimum_version})).collect::<Vec<_>>(),
-        "artifacts": p.artifacts.iter().map(|a| json!({"path": a.path, "kind": a.kind, "format": a.format})).collect::<Vec<_>>(),
-        "core": {"path": p.core.path, "sha256": p.core.sha256, "version": p.core.version},
-    })
+        } => ScriptView::Buffer {
+            document_id: document_id.clone(),
+            kind: BufferKind::Buffer,
+            path: path.clone(),
+            version: *version,
+        },
+    }
+}
+
+/// The declared packages of a plan.
+pub fn requirements(p: &RunPlan) -> Vec<RequirementView> {
+    p.requirements
+        .iter()
+        .map(|r| RequirementView {
+            minimum_version: r.minimum_version.clone(),
+            package: r.package.clone(),
+            source: r.source.name().to_string(),
+        })
+        .collect()
+}
+
+/// The declared artifacts.
+pub fn artifacts(a: &[ArtifactDecl]) -> Vec<ArtifactView> {
+    a.iter()
+        .map(|a| ArtifactView {
+            format: a.format.clone(),
+            kind: a.kind.clone(),
+            path: a.path.clone(),
+        })
+        .collect()
+}
+
+/// The Core of a plan.
+pub fn core(p: &RunPlan) -> CoreView {
+    CoreView {
+        path: p.core.path.clone(),
+        sha256: p.core.sha256.clone(),
+        version: p.core.version.clone(),
+    }
+}
+
+/// The public plan.
+pub fn plan(p: &RunPlan) -> PlanView {
+    PlanView {
+        arguments: args(&p.args),
+        artifacts: artifacts(&p.artifacts),
+        completion: p.completion.clone(),
+        core: core(p),
+        output_directory: p.output_directory.clone(),
+        requirements: requirements(p),
+        run_directory: format!("{}/", p.run_directory),
+        script: script(&p.script),
+        script_digest: p.script_digest.clone(),
+    }
 }
 
 /// The resolved trailing arguments (after the output directory).
-pub fn args(a: &[ResolvedArg]) -> Vec<Value> {
+pub fn args(a: &[ResolvedArg]) -> Vec<ArgView> {
     a.iter()
         .map(|a| match a {
-            ResolvedArg::Literal(s) => json!({"literal": s}),
+            ResolvedArg::Literal(s) => ArgView::Literal { literal: s.clone() },
             ResolvedArg::Resource {
                 id,
                 version,
                 sha256,
                 path,
-            } => {
-                json!({"resource": {"id": id, "version": version}, "sha256": sha256, "path": path})
-            }
+            } => ArgView::Resource {
+                path: path.clone(),
+                resource: ResourceRefView {
+                    id: id.clone(),
+                    version: *version,
+                },
+                sha256: sha256.clone(),
+            },
         })
         .collect()
 }
 
 /// Stop facts.
-pub fn stop(s: &StopFacts) -> Value {
-    json!({"state": s.state.name(), "requestedBy": s.requested_by, "at": time(s.at_ms),
-        "coreExit": s.core_exit.as_ref().map(exit)})
+pub fn stop(s: &StopFacts) -> StopView {
+    StopView {
+        at: time(s.at_ms),
+        core_exit: s.core_exit.as_ref().map(exit),
+        requested_by: s.requested_by.clone(),
+        state: match s.state {
+            StopState::Requested => StopStateView::Requested,
+            StopState::Signalled => StopStateView::Signalled,
+            StopState::Stopped => StopStateView::Stopped,
+            StopState::FinishedFirst => StopStateView::FinishedFirst,
+            StopState::Unconfirmed => StopStateView::Unconfirmed,
+        },
+    }
+}
+
+fn log(l: &LogFacts) -> LogView {
+    LogView {
+        bytes: l.bytes,
+        truncated: l.truncated,
+    }
 }
 
 /// The whole record; `unknown_now` reports `execution: "unknown"` when no Host answers
 /// (without changing the stored facts).
-pub fn record(r: &RunRecord, unknown_now: bool) -> Value {
+pub fn record(r: &RunRecord, unknown_now: bool) -> RunView {
     let running = matches!(r.execution, Execution::Running);
-    json!({
-        "operationId": r.operation_id,
-        "action": "r.execute",
-        "actionVersion": "0.2.0",
-        "submitter": r.submitter,
-        "repairOf": r.repair_of,
-        "delivery": delivery(r),
-        "deliveryNote": r.delivery_note,
-        "execution": if unknown_now && running { json!("unknown") } else { execution(r) },
-        "lostWithHost": r.execution == Execution::LostWithHost,
-        "exit": r.exit.as_ref().map(exit),
-        "stop": r.stop.as_ref().map(stop),
-        "logs": {"stdout": {"bytes": r.stdout.bytes, "truncated": r.stdout.truncated},
-                 "stderr": {"bytes": r.stderr.bytes, "truncated": r.stderr.truncated}},
-        "inventory": r.inventory.as_ref().map(|inv| inv.iter().map(|e| json!({"path": e.path, "bytes": e.bytes, "sha256": e.sha256})).collect::<Vec<_>>()),
-        "acceptedAt": time(r.accepted_at_ms),
-        "sentAt": r.sent_at_ms.map(time),
-        "updatedAt": time(r.updated_at_ms),
-        "plan": plan(&r.plan),
-    })
+    RunView {
+        accepted_at: time(r.accepted_at_ms),
+        action: "r.execute".to_string(),
+        action_version: "0.2.0".to_string(),
+        delivery: delivery_view(r),
+        delivery_note: r.delivery_note.clone(),
+        execution: if unknown_now && running {
+            Some(ExecutionView::Unknown)
+        } else {
+            execution(r)
+        },
+        exit: r.exit.as_ref().map(exit),
+        inventory: r.inventory.as_ref().map(|inv| {
+            inv.iter()
+                .map(|e| InventoryView {
+                    bytes: e.bytes,
+                    path: e.path.clone(),
+                    sha256: e.sha256.clone(),
+                })
+                .collect()
+        }),
+        logs: LogsView {
+            stderr: log(&r.stderr),
+            stdout: log(&r.stdout),
+        },
+        lost_with_host: r.execution == Execution::LostWithHost,
+        operation_id: r.operation_id.clone(),
+        plan: plan(&r.plan),
+        repair_of: r.repair_of.clone(),
+        sent_at: r.sent_at_ms.map(time),
+        stop: r.stop.as_ref().map(stop),
+        submitter: r.submitter.clone(),
+        updated_at: time(r.updated_at_ms),
+    }
 }

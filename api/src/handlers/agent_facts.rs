@@ -5,11 +5,10 @@ use crate::activity::ActivitySink;
 use actix::Addr;
 use rho_actors::agent::access::ProjectGrants;
 pub(crate) use rho_actors::agent::grants::rfc3339;
-use rho_actors::agent::grants::GrantRecord;
-use rho_actors::agent::handlers::{AgentFacts, ReadAgentFacts, RecordActivity};
+use rho_actors::agent::handlers::{ReadAgentFacts, RecordActivity};
 use rho_actors::agent::Activity;
 use rho_actors::service::{GetProject, ServiceActor};
-use serde_json::{json, Value};
+use rho_actors::snapshot_contract::{agent_views, ActivityCursor, SnapshotReply};
 use uuid::Uuid;
 
 /// Journals Agent calls in their project's agent entity, off the reply path, in the order the
@@ -54,61 +53,24 @@ impl ActivitySink for ProjectActivity {
     }
 }
 
-/// One activity record on the wire (no inputs, no token).
-pub(crate) fn render_activity(a: &Activity) -> Value {
-    json!({
-        "seq": a.seq,
-        "time": rfc3339(a.time_ms),
-        "principal": format!("agent:{}", a.session),
-        "method": a.method,
-        "outcome": a.outcome,
-        "code": a.code,
-        "source": a.source,
-        "ids": a.ids,
-    })
-}
-
-/// The sessions with access to a project (its valid grants), with their latest recorded call.
-pub(crate) fn agents(grants: Vec<GrantRecord>, facts: &AgentFacts) -> Vec<Value> {
-    grants
-        .into_iter()
-        .map(|g| {
-            let latest = facts.latest.get(&g.session).map(|l| {
-                json!({"seq": l.seq, "time": rfc3339(l.time_ms), "method": l.method,
-                    "outcome": l.outcome, "code": l.code})
-            });
-            json!({
-                "session": g.session,
-                "label": g.session,
-                "principal": format!("agent:{}", g.session),
-                "profile": g.profile,
-                "methods": g.methods,
-                "expiresAt": rfc3339(g.expires_ms),
-                "createdAt": rfc3339(g.created_ms),
-                "latestCall": latest,
-            })
-        })
-        .collect()
-}
-
 /// Fills `activity`, `activityCursor` and `agents` of a project snapshot.
-pub(super) async fn fill(s: &Services, project: Uuid, doc: &mut Value) {
+pub(super) async fn fill<L, O>(s: &Services, project: Uuid, doc: &mut SnapshotReply<L, O>) {
     let Ok(Ok(addr)) = s.service.send(GetProject { id: project }).await else {
         return;
     };
     let Ok(Ok(facts)) = addr.send(ReadAgentFacts { session: None }).await else {
         return;
     };
-    doc["activity"] = facts.activities.iter().map(render_activity).collect();
-    doc["activityCursor"] = json!({
-        "evicted": facts.evicted,
-        "oldestSeq": facts.oldest_seq,
-        "lastSeq": facts.last_seq,
-        "maxActivities": s.limits.max_activities,
+    doc.activity = facts.activities.iter().map(Activity::view).collect();
+    doc.activity_cursor = Some(ActivityCursor {
+        evicted: facts.evicted,
+        last_seq: facts.last_seq,
+        max_activities: s.limits.max_activities,
+        oldest_seq: facts.oldest_seq,
     });
     if let Some(agent) = &s.agent {
         if let Ok(grants) = agent.send(ProjectGrants { project }).await {
-            doc["agents"] = Value::Array(agents(grants, &facts));
+            doc.agents = agent_views(grants, &facts);
         }
     }
 }

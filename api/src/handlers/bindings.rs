@@ -1,14 +1,14 @@
 //! `binding.open/close/list/activity` (external binding metadata and its tool receipts) and `activity.report` (refusals the MCP adapter made locally).
 
-use super::agent_facts::{render_activity, rfc3339};
+use super::agent_facts::rfc3339;
 use super::data::{need, project, write_ctx};
 use super::{mailbox, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::agent::contract::{
-    ActivityRequest, BindingOut, CloseRequest, ListReply, ListRequest, OpenRequest, ReportReply,
-    ReportRequest,
+    ActivityPage, ActivityRequest, BindingOut, CloseRequest, ListReply, ListRequest, OpenRequest,
+    ReportReply, ReportRequest,
 };
 use rho_actors::agent::entity::{AgentCommand, Binding};
 use rho_actors::agent::grants::valid_session;
@@ -16,7 +16,6 @@ use rho_actors::agent::handlers::{new_binding_id, BindingWrite, ReadAgentFacts};
 use rho_actors::agent::Activity;
 use rho_actors::owners::Owner;
 use rho_actors::Principal;
-use serde_json::json;
 use std::sync::Arc;
 
 fn out(b: &Binding) -> BindingOut {
@@ -202,15 +201,14 @@ pub(super) fn register(
                 let next = (rest.len() > page.len())
                     .then(|| page.last().map(|a| format!("a{}", a.seq)))
                     .flatten();
-                Ok(json!({
-                    "bindingId": b.id.to_string(),
-                    "session": b.session,
-                    "records": page.iter().map(|a| render_activity(a)).collect::<Vec<_>>(),
-                    "nextCursor": next,
-                    // The first seq still retained: records before it were evicted (maxActivities).
-                    "oldestSeq": facts.oldest_seq,
-                    "evicted": facts.evicted,
-                }))
+                Ok(ActivityPage {
+                    binding_id: b.id.to_string(),
+                    evicted: facts.evicted,
+                    next_cursor: next,
+                    oldest_seq: facts.oldest_seq,
+                    records: page.iter().map(|a| a.view()).collect(),
+                    session: b.session,
+                })
             }
         },
     )?;

@@ -4,18 +4,11 @@ use super::sessions::{access, grant_reply};
 use super::{mailbox, project_id, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::agent::access::{ClientRun, ConnectAgent};
-use rho_actors::agent::session_contract::ConnectRequest;
-use serde_json::{json, Value};
+use rho_actors::agent::access::ConnectAgent;
+use rho_actors::agent::session_contract::{ConnectReply, ConnectRequest};
 use std::sync::Arc;
 
-/// The wire form of one bounded client call.
-pub(super) fn client_json(run: &ClientRun) -> Value {
-    json!({"command": run.command.display().to_string(), "args": run.args, "exitCode": run.exit_code,
-        "output": run.output, "timedOut": run.timed_out, "truncated": run.truncated})
-}
-
-async fn connect(s: &Services, req: ConnectRequest) -> Result<Value, ApiError> {
+async fn connect(s: &Services, req: ConnectRequest) -> Result<ConnectReply, ApiError> {
     let project = project_id("projectId", &req.project_id)?;
     let c = access(s)?
         .send(ConnectAgent {
@@ -24,10 +17,14 @@ async fn connect(s: &Services, req: ConnectRequest) -> Result<Value, ApiError> {
         })
         .await
         .map_err(mailbox)??;
-    Ok(
-        json!({"projectId": c.project.to_string(), "agent": c.agent, "session": c.agent,
-        "grant": grant_reply(c.grant), "client": client_json(&c.client), "connected": true}),
-    )
+    Ok(ConnectReply {
+        client: c.client.view(),
+        connected: true,
+        grant: grant_reply(c.grant),
+        project_id: c.project.to_string(),
+        session: c.agent.clone(),
+        agent: c.agent,
+    })
 }
 
 pub(super) fn register(

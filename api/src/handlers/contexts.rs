@@ -6,51 +6,14 @@ use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::contexts::contract::{CreateRequest, ReadRequest};
 use rho_actors::contexts::handlers::{ContextSource, MakeContext, ReadContext};
-use rho_actors::contexts::{ContextRecord, Frozen};
+use rho_actors::contexts::Frozen;
 use rho_actors::entity::CommandContext;
 use rho_actors::identity::input_digest;
 use rho_actors::owners::Owner;
-use serde_json::{json, Value};
 use std::sync::Arc;
 
 fn uuid(field: &str, text: &str) -> Result<uuid::Uuid, ApiError> {
     uuid::Uuid::parse_str(text).map_err(|_| ApiError::invalid(Some(field), "not an id (UUID)"))
-}
-
-/// The wire form of a frozen context.
-fn render(r: &ContextRecord) -> Value {
-    let time = rho_plumbing::time::rfc3339_ms(r.time_ms);
-    let mut v = json!({"contextId": r.id, "createdBy": r.principal, "time": time});
-    match &r.frozen {
-        Frozen::Buffer {
-            document_id,
-            path,
-            version,
-            start,
-            end,
-            text,
-        } => {
-            v["buffer"] = json!({"documentId": document_id, "path": path, "version": version,
-                "range": {"start": start, "end": end}, "text": text});
-        }
-        Frozen::Entities { namespace, keys } => {
-            v["entities"] = json!({"namespace": namespace, "keys": keys})
-        }
-        Frozen::Run(r) => v["run"] = r.render(),
-        Frozen::Media {
-            resource_id,
-            version,
-            format,
-            page,
-            units,
-            rect_milli,
-        } => {
-            let f = |m: i64| m as f64 / 1000.0;
-            v["media"] = json!({"resource": {"id": resource_id, "version": version}, "format": format, "page": page, "units": units,
-                "rect": {"x": f(rect_milli[0]), "y": f(rect_milli[1]), "width": f(rect_milli[2]), "height": f(rect_milli[3])}});
-        }
-    }
-    v
 }
 
 pub(super) fn register(
@@ -131,7 +94,7 @@ pub(super) fn register(
                     .send(MakeContext { source, ctx: cctx })
                     .await
                     .map_err(mailbox)??;
-                Ok(render(&record))
+                Ok(record.view())
             }
         },
     )?;
@@ -144,7 +107,7 @@ pub(super) fn register(
             let p = project(&s, &ctx, &req.project_id).await?;
             let id = uuid("contextId", &req.context_id)?;
             let record = p.send(ReadContext { id }).await.map_err(mailbox)??;
-            Ok(render(&record))
+            Ok(record.view())
         }
     })?;
     Ok(())

@@ -4,10 +4,9 @@ use super::{mailbox, project_id, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::observe::{ProjectSnapshot, Snapshot};
+use rho_actors::observe::Snapshot;
 use rho_actors::service_contract::SnapshotRequest;
-use rho_actors::tables::selection::SelectionScope;
-use serde_json::json;
+use rho_actors::snapshot_contract::{project_view, ProjectRowView, SnapshotReply};
 use std::sync::Arc;
 
 pub(super) fn register(
@@ -56,69 +55,41 @@ async fn snapshot(
         })
         .await
         .map_err(mailbox)??;
-    let mut doc = json!({
-        "cursor": cursor,
-        "activity": [],
-        "agents": [],
-    });
-    match (requested, facts.project) {
-        (
-            Some(id),
-            Some(ProjectSnapshot {
-                listing: row,
-                facts,
-                selections,
-            }),
-        ) => {
-            doc["project"] = match facts {
-                Ok(f) => json!({
-                    "id": id.to_string(), "name": f.entity.name, "path": row.dir,
-                    "available": true, "version": f.entity.version,
-                    "settings": f.entity.settings,
-                    "runs": f.runs.iter().map(|r| rho_actors::runs::render::record(r, false)).collect::<Vec<_>>(),
-                    "documents": f.documents.iter().map(|d| json!({
-                        "id": d.id, "path": d.path, "version": d.version, "open": d.open,
-                        "dirty": d.dirty, "diskDigest": d.disk_digest, "length": d.length,
-                    })).collect::<Vec<_>>(),
-                }),
-                Err(e) => json!({
-                    "id": id.to_string(), "name": row.name, "path": row.dir,
-                    "available": false, "reason": e.to_string(), "runs": [],
-                }),
-            };
-            // The agent owner's facts, rendered with the grant store this edge holds.
-            super::agent_facts::fill(s, id, &mut doc).await;
-            if let Some(sel) = selections {
-                doc["project"]["selections"] = sel
-                    .iter()
-                    .map(|x| {
-                        let (scope, holder) = match &x.scope {
-                            SelectionScope::Caller(c) => ("caller", Some(c)),
-                            SelectionScope::View(v) => ("view", Some(v)),
-                            SelectionScope::Shared => ("shared", None),
-                        };
-                        json!({"scope": scope, "holder": holder, "namespace": x.namespace, "keys": x.keys, "version": x.version, "principal": x.principal})
-                    })
-                    .collect();
-            }
-        }
-        _ => {
-            doc["projects"] = facts
-                .projects
-                .iter()
-                .map(|p| json!({"id": p.id.to_string(), "name": p.name, "path": p.dir, "available": p.available, "reason": p.reason}))
-                .collect();
-        }
-    }
     // The fixed facts are spliced in already rendered; the reply is serialized once.
     let fixed = s.fixed();
-    let mut text = serde_json::to_string(&doc).map_err(ApiError::internal)?;
-    text.pop(); // the closing brace of `doc`
-    text.push_str(",\"limits\":");
-    text.push_str(fixed.limits.get());
-    text.push_str(",\"owners\":");
-    text.push_str(fixed.owners.get());
-    text.push('}');
+    let mut doc = SnapshotReply {
+        activity: Vec::new(),
+        activity_cursor: None,
+        agents: Vec::new(),
+        cursor,
+        project: None,
+        projects: None,
+        limits: &*fixed.limits,
+        owners: &*fixed.owners,
+    };
+    match (requested, facts.project) {
+        (Some(id), Some(p)) => {
+            doc.project = Some(project_view(id, &p));
+            // The agent owner's facts, rendered with the grant store this edge holds.
+            super::agent_facts::fill(s, id, &mut doc).await;
+        }
+        _ => {
+            doc.projects = Some(
+                facts
+                    .projects
+                    .iter()
+                    .map(|p| ProjectRowView {
+                        available: p.available,
+                        id: p.id.to_string(),
+                        name: p.name.clone(),
+                        path: p.dir.display().to_string(),
+                        reason: p.reason.clone(),
+                    })
+                    .collect(),
+            );
+        }
+    }
+    let text = serde_json::to_string(&doc).map_err(ApiError::internal)?;
     if text.len() as u64 > s.limits.max_retained_metadata_bytes {
         return Err(ApiError::limit(
             "maxRetainedMetadataBytes",

@@ -9,8 +9,7 @@ use rho_actors::identity::input_digest;
 use rho_actors::owners::Owner;
 use rho_actors::requirements::contract::{CheckRequest, PrepareRequest, RequirementDecl};
 use rho_actors::requirements::handlers::{CheckRequirements, PrepareRequirements};
-use rho_actors::requirements::{model, PrepareOutcome, Requirement};
-use serde_json::{json, Value};
+use rho_actors::requirements::{model, Requirement};
 use std::sync::Arc;
 
 fn declarations(list: &[RequirementDecl]) -> Result<Vec<Requirement>, ApiError> {
@@ -18,20 +17,6 @@ fn declarations(list: &[RequirementDecl]) -> Result<Vec<Requirement>, ApiError> 
         "requirements",
         &RequirementDecl::raw(list),
     )?)
-}
-
-fn render_outcome(o: &PrepareOutcome) -> Value {
-    let check = o.recheck.as_ref().map(|p| p.render());
-    json!({
-        "changeId": o.change_id,
-        "attempted": o.attempted,
-        "exitCode": o.exit_code,
-        "stoppedBy": o.cut,
-        "interrupted": o.interrupted,
-        "log": o.log_tail,
-        "satisfied": check.as_ref().and_then(|c| c["satisfied"].as_bool()).unwrap_or(false),
-        "check": check,
-    })
 }
 
 pub(super) fn register(
@@ -51,7 +36,7 @@ pub(super) fn register(
                     .send(CheckRequirements { requirements })
                     .await
                     .map_err(mailbox)??;
-                Ok(probe.render())
+                Ok(probe.view())
             }
         },
     )?;
@@ -84,7 +69,7 @@ pub(super) fn register(
                     })
                     .await
                     .map_err(mailbox)??;
-                Ok(render_outcome(&outcome))
+                Ok(outcome.view())
             }
         },
     )?;

@@ -10,7 +10,8 @@ use rho_actors::identity::input_digest;
 use rho_actors::owners::Owner;
 use rho_actors::requirements::contract::RequirementDecl;
 use rho_actors::runs::contract::{
-    ArgInput, ListRequest, OutputRequest, RunRequest, ScriptInput, SubmitRequest,
+    ArgInput, ListRequest, OutputRequest, RunListReply, RunRequest, RunView, ScriptInput,
+    SubmitRequest,
 };
 use rho_actors::runs::freeze;
 use rho_actors::runs::render;
@@ -18,7 +19,7 @@ use rho_actors::runs::state_msgs::ReadRuns;
 use rho_actors::runs::submit::{ArgSource, ScriptSource, SubmitRun, Submitted};
 use rho_actors::runs::supervise::{CancelRun, ObserveRun, RetryRun, RunError};
 use rho_actors::runs::RunRecord;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::Arc;
 
 fn run_error(e: RunError) -> ApiError {
@@ -61,7 +62,7 @@ async fn read_one(
 
 /// After submit or retry: a delivery that did not reach the Host is `unavailable` naming why
 /// (the run is retained as not-sent); otherwise the record.
-fn delivered(r: &RunRecord) -> Result<Value, ApiError> {
+fn delivered(r: &RunRecord) -> Result<RunView, ApiError> {
     if render::delivery(r) == "not-sent" {
         let reason = r.delivery_note.clone().unwrap_or_default();
         let mut e = ApiError::unavailable(
@@ -230,7 +231,9 @@ pub(super) fn register(
                 .send(ReadRuns { operation_id: None })
                 .await
                 .map_err(mailbox)??;
-            Ok(json!({"runs": runs.iter().map(|r| render::record(r, false)).collect::<Vec<_>>()}))
+            Ok(RunListReply {
+                runs: runs.iter().map(|r| render::record(r, false)).collect(),
+            })
         }
     })?;
 

@@ -5,13 +5,16 @@ use super::{mailbox, Services};
 use crate::envelope::ApiError;
 use crate::ops::Ctx;
 use base64::Engine;
-use rho_actors::runs::contract::OutputRequest;
+use rho_actors::runs::contract::{OutputPage, OutputRequest, PageEncoding};
 use rho_actors::runs::output::{ReadRunOutput, Stream};
-use serde_json::{json, Value};
 
 /// `{bytes (base64), nextOffset, truncated, size}`; `truncated` is the Host's flag that the
 /// stream wrote more than `r.maxLogBytes` (the head is kept).
-pub(super) async fn output(s: &Services, ctx: &Ctx, req: OutputRequest) -> Result<Value, ApiError> {
+pub(super) async fn output(
+    s: &Services,
+    ctx: &Ctx,
+    req: OutputRequest,
+) -> Result<OutputPage, ApiError> {
     let stream = match req.stream.as_str() {
         "stdout" => Stream::Stdout,
         "stderr" => Stream::Stderr,
@@ -38,12 +41,12 @@ pub(super) async fn output(s: &Services, ctx: &Ctx, req: OutputRequest) -> Resul
         })
         .await
         .map_err(mailbox)??;
-    Ok(json!({
-        "bytes": base64::engine::general_purpose::STANDARD.encode(&page.bytes),
-        "encoding": "base64",
-        "offset": offset,
-        "nextOffset": offset + page.bytes.len() as u64,
-        "size": page.size,
-        "truncated": page.truncated,
-    }))
+    Ok(OutputPage {
+        bytes: base64::engine::general_purpose::STANDARD.encode(&page.bytes),
+        encoding: PageEncoding::Base64,
+        next_offset: offset + page.bytes.len() as u64,
+        offset,
+        size: page.size,
+        truncated: page.truncated,
+    })
 }

@@ -1,7 +1,6 @@
 //! `session.grant`, `session.revoke`, `session.instructions`: each parses, sends one message to the `AgentAccess` actor and maps the reply.
 
 use super::agent_facts::rfc3339;
-use super::connect::client_json;
 use super::{mailbox, project_id, spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
@@ -48,7 +47,7 @@ impl From<AccessError> for ApiError {
                 Code::Unavailable,
                 message,
                 json!({"missing": [], "reason": "the client refused the connection",
-                    "client": client_json(&client), "grantKept": grant_kept}),
+                    "client": client.view(), "grantKept": grant_kept}),
             ),
             AccessError::Internal(detail) => ApiError::internal(detail),
         }

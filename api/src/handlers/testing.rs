@@ -2,8 +2,7 @@
 
 use super::{spec, Services};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::testing::{revise, revision, EchoRequest};
-use serde_json::json;
+use rho_actors::testing::{revise, revision, EchoReply, EchoRequest, LargeReply, ReviseReply};
 use std::sync::Arc;
 
 pub(super) fn register(
@@ -13,16 +12,19 @@ pub(super) fn register(
     table.register(
         spec("testing.echo"),
         |_ctx: Ctx, req: EchoRequest| async move {
-            Ok(json!({"text": req.text, "revision": revision()}))
+            Ok(EchoReply {
+                revision: revision(),
+                text: req.text,
+            })
         },
     )?;
     table.register(
         spec("testing.revise"),
-        |_ctx: Ctx, _req: EchoRequest| async move { Ok(json!({"revision": revise()})) },
+        |_ctx: Ctx, _req: EchoRequest| async move { Ok(ReviseReply { revision: revise() }) },
     )?;
     table.register(
         spec("testing.large"),
-        |_ctx: Ctx, _req: EchoRequest| async move { Ok(json!({"large": true})) },
+        |_ctx: Ctx, _req: EchoRequest| async move { Ok(LargeReply { large: true }) },
     )?;
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! The one HTTP client of the tests: a raw HTTP/1.1 request to 127.0.0.1, and the event stream (SSE).
+//! The one HTTP client of the tests: a raw HTTP/1.1 request to 127.0.0.1 (each successful reply checked against its published schema), and the event stream (SSE).
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -58,6 +58,7 @@ pub fn http_raw(
     {
         body = dechunk(&body);
     }
+    super::contract::check_reply(method, path, status, &body);
     (status, head, body)
 }
 

@@ -17,6 +17,18 @@ pub struct ClientRun {
 }
 
 impl ClientRun {
+    /// The wire form.
+    pub fn view(&self) -> crate::agent::session_contract::ClientView {
+        crate::agent::session_contract::ClientView {
+            args: self.args.clone(),
+            command: self.command.display().to_string(),
+            exit_code: self.exit_code,
+            output: self.output.clone(),
+            timed_out: self.timed_out,
+            truncated: self.truncated,
+        }
+    }
+
     /// Whether the client accepted: exit 0 within both bounds.
     pub fn succeeded(&self) -> bool {
         self.exit_code == Some(0) && !self.timed_out && !self.truncated
