@@ -168,6 +168,8 @@ pub struct OAuthConfig {
     pub private_key_from_env: Option<String>,
     /// Enterprise-managed authorization: the identity provider's side.
     pub enterprise: Option<EnterpriseIdp>,
+    /// Ambient variable holding the workload's identity JWT (grant `workload_identity`).
+    pub assertion_from_env: Option<String>,
 }
 
 /// The OAuth grant a server entry uses (`grant = "..."`).
@@ -182,6 +184,9 @@ pub enum OAuthGrant {
     /// `enterprise` (SEP-990): an enterprise ID token is exchanged at the identity provider
     /// for an ID-JAG (RFC 8693), which the authorization server redeems (RFC 7523).
     Enterprise,
+    /// `workload_identity` (SEP-1933): the workload's own identity JWT (issued by its
+    /// platform) is redeemed with the JWT-bearer grant (RFC 7523); no person, no secret.
+    WorkloadIdentity,
 }
 
 /// The identity provider of an enterprise-managed grant (nothing secret).

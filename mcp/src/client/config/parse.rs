@@ -272,6 +272,7 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
             "grant",
             "private_key_from_env",
             "enterprise",
+            "assertion_from_env",
         ]
         .contains(&key.as_str())
         {
@@ -283,9 +284,10 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
         None | Some("authorization_code") => OAuthGrant::AuthorizationCode,
         Some("client_credentials") => OAuthGrant::ClientCredentials,
         Some("enterprise") => OAuthGrant::Enterprise,
+        Some("workload_identity") => OAuthGrant::WorkloadIdentity,
         Some(other) => {
             return Err(format!(
-                "oauth: `grant` must be \"authorization_code\", \"client_credentials\" or \"enterprise\", not {:?}",
+                "oauth: `grant` must be \"authorization_code\", \"client_credentials\", \"enterprise\" or \"workload_identity\", not {:?}",
                 other
             ))
         }
@@ -298,6 +300,7 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
         grant,
         private_key_from_env: opt_str(t, "private_key_from_env").map_err(ctx)?,
         enterprise: parse_enterprise(t.get("enterprise"))?,
+        assertion_from_env: opt_str(t, "assertion_from_env").map_err(ctx)?,
     };
     check_grant(&cfg)?;
     Ok(Some(cfg))
@@ -334,6 +337,12 @@ fn parse_enterprise(v: Option<&Value>) -> Result<Option<EnterpriseIdp>, String> 
 
 /// What each grant needs, and nothing it cannot use.
 fn check_grant(cfg: &OAuthConfig) -> Result<(), String> {
+    if (cfg.grant == OAuthGrant::WorkloadIdentity) != cfg.assertion_from_env.is_some() {
+        return Err(
+            "oauth: grant \"workload_identity\" needs `assertion_from_env`, and only it may use it"
+                .to_owned(),
+        );
+    }
     match cfg.grant {
         OAuthGrant::AuthorizationCode => {
             if cfg.private_key_from_env.is_some() || cfg.enterprise.is_some() {
@@ -349,6 +358,14 @@ fn check_grant(cfg: &OAuthConfig) -> Result<(), String> {
             }
             if cfg.enterprise.is_some() {
                 return Err("oauth: `enterprise` belongs to grant \"enterprise\"".to_owned());
+            }
+        }
+        OAuthGrant::WorkloadIdentity => {
+            if cfg.client_secret_from_env.is_some()
+                || cfg.private_key_from_env.is_some()
+                || cfg.enterprise.is_some()
+            {
+                return Err("oauth: grant \"workload_identity\" authenticates with the workload's JWT alone (no client secret, key or `enterprise`)".to_owned());
             }
         }
         OAuthGrant::Enterprise => {

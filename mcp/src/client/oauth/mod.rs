@@ -2,11 +2,14 @@
 //! the 401 challenge -> protected resource metadata -> authorization server metadata chain,
 //! registration (pre-registered, CIMD, then dynamic), PKCE S256, resource indicator, `iss`
 //! checks, the credential store, and the three ways a run may authorize (never, browser,
-//! headless for the conformance mode only).
+//! headless for the conformance mode only); DPoP where the authorization server asks for it.
 
+mod dpop;
+mod dpop_http;
 mod login;
 mod machine;
 mod store;
+mod workload;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -70,6 +73,48 @@ pub struct OAuthOptions {
     pub private_key_pem: Option<String>,
     /// An enterprise ID token supplied at run time (conformance context only).
     pub id_token: Option<String>,
+    /// A workload identity JWT supplied at run time (conformance context only).
+    pub assertion: Option<String>,
+    /// The DPoP keys of this run, per server (made when an authorization server asks for
+    /// DPoP; tokens bound to them are presented with proofs).
+    pub dpop_keys: DpopKeys,
+}
+
+/// Per-server DPoP keys of a run, each with the token endpoint its proofs are for.
+#[derive(Debug, Clone, Default)]
+pub struct DpopKeys(
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, DpopBinding>>>,
+);
+
+/// A server's DPoP key and the token endpoint its token-request proofs name.
+type DpopBinding = (std::sync::Arc<dpop::DpopKey>, String);
+
+impl DpopKeys {
+    fn get(&self, server: &str) -> Option<DpopBinding> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(server)
+            .cloned()
+    }
+
+    /// The server's key (made on first use), now for `token_endpoint`.
+    fn get_or_make(
+        &self,
+        server: &str,
+        token_endpoint: &str,
+    ) -> Result<std::sync::Arc<dpop::DpopKey>, OAuthError> {
+        let mut keys = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = match keys.get(server) {
+            Some((k, _)) => k.clone(),
+            None => dpop::DpopKey::generate()?,
+        };
+        keys.insert(server.to_owned(), (key.clone(), token_endpoint.to_owned()));
+        Ok(key)
+    }
 }
 
 /// Per-server in-memory credential stores shared by every connection of a run.
@@ -151,11 +196,48 @@ async fn manager(
         AuthorizationManager::new(url.as_str()).await?
     };
     m.with_client(no_redirect_client()?)?;
+    set_store(&mut m, server_id, opts);
+    Ok(m)
+}
+
+/// A manager whose token requests (code exchange, refresh) carry DPoP proofs of `key`.
+/// Its other OAuth requests go through rmcp's default client (endpoints already checked).
+async fn dpop_manager(
+    http: &HttpConfig,
+    server_id: &str,
+    opts: &OAuthOptions,
+    key: std::sync::Arc<dpop::DpopKey>,
+    token_endpoint: &str,
+) -> Result<AuthorizationManager, OAuthError> {
+    let url = check_endpoint(&http.url)?;
+    crate::client::http::ensure_tls();
+    let client = dpop::DpopOAuthHttp {
+        inner: std::sync::Arc::new(rmcp::transport::auth::default_oauth_http_client()?),
+        key,
+        token_endpoint: token_endpoint.to_owned(),
+        http: no_redirect_client()?,
+    };
+    let mut m =
+        AuthorizationManager::new_with_oauth_http_client(url.as_str(), std::sync::Arc::new(client))
+            .await?;
+    set_store(&mut m, server_id, opts);
+    Ok(m)
+}
+
+fn set_store(m: &mut AuthorizationManager, server_id: &str, opts: &OAuthOptions) {
     match &opts.store {
         Some(path) => m.set_credential_store(FileCredentialStore::new(path.clone(), server_id)),
         None => m.set_credential_store(opts.memory.get(server_id)),
     }
-    Ok(m)
+}
+
+/// The transport of an OAuth server: Bearer, or DPoP when this run holds the key its token
+/// is bound to.
+pub(crate) enum OAuthTransport {
+    /// `Authorization: Bearer`.
+    Bearer(StreamableHttpClientTransport<AuthClient<reqwest::Client>>),
+    /// `Authorization: DPoP` with a proof per request.
+    Dpop(StreamableHttpClientTransport<AuthClient<dpop_http::DpopHttp>>),
 }
 
 /// The transport for an OAuth server: stored credentials loaded (bounded), tokens attached
@@ -164,17 +246,33 @@ pub(crate) async fn transport(
     http: &HttpConfig,
     server_id: &str,
     opts: &OAuthOptions,
-) -> Result<StreamableHttpClientTransport<AuthClient<reqwest::Client>>, OAuthError> {
-    let mut m = manager(http, server_id, opts).await?;
+) -> Result<OAuthTransport, OAuthError> {
+    let binding = opts.dpop_keys.get(server_id);
+    let mut m = match &binding {
+        Some((key, te)) => dpop_manager(http, server_id, opts, key.clone(), te).await?,
+        None => manager(http, server_id, opts).await?,
+    };
     bounded("loading stored credentials", DISCOVERY_BOUND, async {
         m.initialize_from_store().await.map_err(OAuthError::from)
     })
     .await?;
     let config = crate::client::http::transport_config(http)?;
-    Ok(StreamableHttpClientTransport::with_client(
-        AuthClient::new(no_redirect_client()?, m),
-        config,
-    ))
+    Ok(match binding {
+        Some((key, _)) => OAuthTransport::Dpop(StreamableHttpClientTransport::with_client(
+            AuthClient::new(
+                dpop_http::DpopHttp {
+                    inner: no_redirect_client()?,
+                    key,
+                },
+                m,
+            ),
+            config,
+        )),
+        None => OAuthTransport::Bearer(StreamableHttpClientTransport::with_client(
+            AuthClient::new(no_redirect_client()?, m),
+            config,
+        )),
+    })
 }
 
 /// Authorizes after a 401 challenge; the tokens land in the credential store.
@@ -265,6 +363,19 @@ async fn authorize_scoped(
         }
     }
     m.set_metadata(resolution.metadata.clone());
+    if dpop::wanted(md) {
+        // RFC 9449: a DPoP-bound token. Discovery again through the manager whose token
+        // requests carry proofs (it must know the discovered resource for RFC 8707).
+        let key = opts.dpop_keys.get_or_make(server_id, &md.token_endpoint)?;
+        m = dpop_manager(http, server_id, opts, key, &md.token_endpoint).await?;
+        bounded("discovery", DISCOVERY_BOUND, async {
+            m.resolve_metadata_from_challenge(Some(challenge))
+                .await
+                .map_err(OAuthError::from)
+        })
+        .await?;
+        m.set_metadata(resolution.metadata.clone());
+    }
     let listener = match opts.authorizer {
         Authorizer::Browser => Some(login::Listener::bind().await?),
         _ => None,
