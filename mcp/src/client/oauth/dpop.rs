@@ -66,9 +66,10 @@ fn now_secs() -> u64 {
 }
 
 /// A proof key and the nonces the servers handed out.
-#[derive(Debug)]
 pub(super) struct DpopKey {
     pair: EcdsaKeyPair,
+    /// The private key (PKCS#8 DER), for the 0600 key file.
+    pkcs8: Vec<u8>,
     rng: SystemRandom,
     jwk: Value,
     /// The authorization server's latest `DPoP-Nonce`.
@@ -77,14 +78,29 @@ pub(super) struct DpopKey {
     rs_nonce: Mutex<Option<String>>,
 }
 
+impl std::fmt::Debug for DpopKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the private key.
+        f.debug_struct("DpopKey")
+            .field("jwk", &self.jwk)
+            .finish_non_exhaustive()
+    }
+}
+
 impl DpopKey {
     /// A fresh P-256 key.
     pub(super) fn generate() -> Result<Arc<DpopKey>, OAuthError> {
+        let pkcs8 =
+            EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+                .map_err(|_| OAuthError::Auth("cannot generate a DPoP key".to_owned()))?;
+        Self::from_pkcs8(pkcs8.as_ref())
+    }
+
+    /// The key in `pkcs8` (DER), e.g. from the key file.
+    pub(super) fn from_pkcs8(pkcs8: &[u8]) -> Result<Arc<DpopKey>, OAuthError> {
         let rng = SystemRandom::new();
-        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
-            .map_err(|_| OAuthError::Auth("cannot generate a DPoP key".to_owned()))?;
-        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng)
-            .map_err(|_| OAuthError::Auth("cannot load the DPoP key".to_owned()))?;
+        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8, &rng)
+            .map_err(|_| OAuthError::Auth("the DPoP key is not an EC P-256 key".to_owned()))?;
         // The public key is the uncompressed point 0x04 || X || Y.
         let point = pair.public_key().as_ref();
         let (x, y) = point
@@ -97,11 +113,17 @@ impl DpopKey {
         });
         Ok(Arc::new(DpopKey {
             pair,
+            pkcs8: pkcs8.to_vec(),
             rng,
             jwk,
             as_nonce: Mutex::new(None),
             rs_nonce: Mutex::new(None),
         }))
+    }
+
+    /// The private key (PKCS#8 DER).
+    pub(super) fn pkcs8(&self) -> &[u8] {
+        &self.pkcs8
     }
 
     /// A proof for one request: `htu` without query or fragment, `ath` when a token is
@@ -207,5 +229,90 @@ impl OAuthHttpClient for DpopOAuthHttp {
             self.key.set_as_nonce(nonce);
             self.send(&request.request).await
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(jwt: &str, i: usize) -> Value {
+        let p = jwt.split('.').nth(i).unwrap();
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(p).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_proof_is_a_dpop_jwt_signed_by_its_public_jwk() {
+        let key = DpopKey::generate().unwrap();
+        let proof = key
+            .proof("POST", "https://mcp.example/mcp?x=1#f", Some("tok"))
+            .unwrap();
+        let (header, claims) = (part(&proof, 0), part(&proof, 1));
+        assert_eq!(header["typ"], "dpop+jwt");
+        assert_eq!(header["alg"], "ES256");
+        assert!(
+            header["jwk"].get("d").is_none(),
+            "no private key in the JWK"
+        );
+        assert_eq!(claims["htm"], "POST");
+        assert_eq!(claims["htu"], "https://mcp.example/mcp");
+        assert_eq!(
+            claims["ath"],
+            URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(b"tok"))
+        );
+        assert!(claims.get("nonce").is_none());
+        // The signature verifies with the key in the header.
+        let x = URL_SAFE_NO_PAD
+            .decode(header["jwk"]["x"].as_str().unwrap())
+            .unwrap();
+        let y = URL_SAFE_NO_PAD
+            .decode(header["jwk"]["y"].as_str().unwrap())
+            .unwrap();
+        let point: Vec<u8> = [vec![4u8], x, y].concat();
+        let public = ring::signature::UnparsedPublicKey::new(
+            &ring::signature::ECDSA_P256_SHA256_FIXED,
+            point,
+        );
+        let (input, sig) = proof.rsplit_once('.').unwrap();
+        public
+            .verify(input.as_bytes(), &URL_SAFE_NO_PAD.decode(sig).unwrap())
+            .unwrap();
+        // Each proof is fresh.
+        let again = key
+            .proof("POST", "https://mcp.example/mcp", Some("tok"))
+            .unwrap();
+        assert_ne!(part(&again, 1)["jti"], claims["jti"]);
+    }
+
+    #[test]
+    fn nonces_go_to_the_server_that_gave_them() {
+        let key = DpopKey::generate().unwrap();
+        key.set_rs_nonce("rs-n".to_owned());
+        key.set_as_nonce("as-n".to_owned());
+        let to_rs = key
+            .proof("POST", "https://mcp.example/mcp", Some("t"))
+            .unwrap();
+        let to_as = key.proof("POST", "https://as.example/token", None).unwrap();
+        assert_eq!(part(&to_rs, 1)["nonce"], "rs-n");
+        assert_eq!(part(&to_as, 1)["nonce"], "as-n");
+        assert!(part(&to_as, 1).get("ath").is_none());
+        // The same key after a round trip through its PKCS#8 form.
+        let back = DpopKey::from_pkcs8(key.pkcs8()).unwrap();
+        assert_eq!(back.jwk, key.jwk);
+        assert!(!format!("{key:?}").contains(&URL_SAFE_NO_PAD.encode(key.pkcs8())));
+    }
+
+    #[test]
+    fn dpop_is_wanted_only_with_es256_listed() {
+        let md = |v: Value| -> AuthorizationMetadata {
+            serde_json::from_value(json!({
+                "authorization_endpoint": "https://as/a", "token_endpoint": "https://as/t",
+                "dpop_signing_alg_values_supported": v,
+            }))
+            .unwrap()
+        };
+        assert!(wanted(&md(json!(["ES256", "RS256"]))));
+        assert!(!wanted(&md(json!(["RS256"]))));
+        assert!(!wanted(&md(json!([]))));
     }
 }

@@ -6,21 +6,24 @@
 
 mod dpop;
 mod dpop_http;
+mod dpop_keys;
 mod login;
 mod machine;
 mod store;
+mod transport;
 mod workload;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest,
+    AuthError, AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest,
     AuthorizationSession, CredentialStore, InMemoryCredentialStore, WWWAuthenticateParams,
 };
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransport;
 
+pub use dpop_keys::DpopKeys;
 pub use store::FileCredentialStore;
+pub(crate) use transport::{transport, OAuthTransport};
 
 use crate::client::config::{HttpConfig, OAuthConfig};
 use crate::client::http::{check_endpoint, is_loopback, HttpSetupError};
@@ -80,43 +83,6 @@ pub struct OAuthOptions {
     pub dpop_keys: DpopKeys,
 }
 
-/// Per-server DPoP keys of a run, each with the token endpoint its proofs are for.
-#[derive(Debug, Clone, Default)]
-pub struct DpopKeys(
-    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, DpopBinding>>>,
-);
-
-/// A server's DPoP key and the token endpoint its token-request proofs name.
-type DpopBinding = (std::sync::Arc<dpop::DpopKey>, String);
-
-impl DpopKeys {
-    fn get(&self, server: &str) -> Option<DpopBinding> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(server)
-            .cloned()
-    }
-
-    /// The server's key (made on first use), now for `token_endpoint`.
-    fn get_or_make(
-        &self,
-        server: &str,
-        token_endpoint: &str,
-    ) -> Result<std::sync::Arc<dpop::DpopKey>, OAuthError> {
-        let mut keys = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let key = match keys.get(server) {
-            Some((k, _)) => k.clone(),
-            None => dpop::DpopKey::generate()?,
-        };
-        keys.insert(server.to_owned(), (key.clone(), token_endpoint.to_owned()));
-        Ok(key)
-    }
-}
-
 /// Per-server in-memory credential stores shared by every connection of a run.
 #[derive(Debug, Clone, Default)]
 pub struct MemoryStores(
@@ -165,7 +131,7 @@ impl From<AuthError> for OAuthError {
     }
 }
 
-async fn bounded<T>(
+pub(super) async fn bounded<T>(
     what: &'static str,
     limit: Duration,
     f: impl std::future::Future<Output = Result<T, OAuthError>>,
@@ -175,7 +141,7 @@ async fn bounded<T>(
         .unwrap_or(Err(OAuthError::Timeout(what, limit.as_secs())))
 }
 
-fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
+pub(super) fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
     crate::client::http::ensure_tls();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -183,7 +149,7 @@ fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
         .map_err(|e| OAuthError::Auth(e.to_string()))
 }
 
-async fn manager(
+pub(super) async fn manager(
     http: &HttpConfig,
     server_id: &str,
     opts: &OAuthOptions,
@@ -200,79 +166,11 @@ async fn manager(
     Ok(m)
 }
 
-/// A manager whose token requests (code exchange, refresh) carry DPoP proofs of `key`.
-/// Its other OAuth requests go through rmcp's default client (endpoints already checked).
-async fn dpop_manager(
-    http: &HttpConfig,
-    server_id: &str,
-    opts: &OAuthOptions,
-    key: std::sync::Arc<dpop::DpopKey>,
-    token_endpoint: &str,
-) -> Result<AuthorizationManager, OAuthError> {
-    let url = check_endpoint(&http.url)?;
-    crate::client::http::ensure_tls();
-    let client = dpop::DpopOAuthHttp {
-        inner: std::sync::Arc::new(rmcp::transport::auth::default_oauth_http_client()?),
-        key,
-        token_endpoint: token_endpoint.to_owned(),
-        http: no_redirect_client()?,
-    };
-    let mut m =
-        AuthorizationManager::new_with_oauth_http_client(url.as_str(), std::sync::Arc::new(client))
-            .await?;
-    set_store(&mut m, server_id, opts);
-    Ok(m)
-}
-
-fn set_store(m: &mut AuthorizationManager, server_id: &str, opts: &OAuthOptions) {
+pub(super) fn set_store(m: &mut AuthorizationManager, server_id: &str, opts: &OAuthOptions) {
     match &opts.store {
         Some(path) => m.set_credential_store(FileCredentialStore::new(path.clone(), server_id)),
         None => m.set_credential_store(opts.memory.get(server_id)),
     }
-}
-
-/// The transport of an OAuth server: Bearer, or DPoP when this run holds the key its token
-/// is bound to.
-pub(crate) enum OAuthTransport {
-    /// `Authorization: Bearer`.
-    Bearer(StreamableHttpClientTransport<AuthClient<reqwest::Client>>),
-    /// `Authorization: DPoP` with a proof per request.
-    Dpop(StreamableHttpClientTransport<AuthClient<dpop_http::DpopHttp>>),
-}
-
-/// The transport for an OAuth server: stored credentials loaded (bounded), tokens attached
-/// and refreshed by rmcp's `AuthClient`.
-pub(crate) async fn transport(
-    http: &HttpConfig,
-    server_id: &str,
-    opts: &OAuthOptions,
-) -> Result<OAuthTransport, OAuthError> {
-    let binding = opts.dpop_keys.get(server_id);
-    let mut m = match &binding {
-        Some((key, te)) => dpop_manager(http, server_id, opts, key.clone(), te).await?,
-        None => manager(http, server_id, opts).await?,
-    };
-    bounded("loading stored credentials", DISCOVERY_BOUND, async {
-        m.initialize_from_store().await.map_err(OAuthError::from)
-    })
-    .await?;
-    let config = crate::client::http::transport_config(http)?;
-    Ok(match binding {
-        Some((key, _)) => OAuthTransport::Dpop(StreamableHttpClientTransport::with_client(
-            AuthClient::new(
-                dpop_http::DpopHttp {
-                    inner: no_redirect_client()?,
-                    key,
-                },
-                m,
-            ),
-            config,
-        )),
-        None => OAuthTransport::Bearer(StreamableHttpClientTransport::with_client(
-            AuthClient::new(no_redirect_client()?, m),
-            config,
-        )),
-    })
 }
 
 /// Authorizes after a 401 challenge; the tokens land in the credential store.
@@ -366,8 +264,10 @@ async fn authorize_scoped(
     if dpop::wanted(md) {
         // RFC 9449: a DPoP-bound token. Discovery again through the manager whose token
         // requests carry proofs (it must know the discovered resource for RFC 8707).
-        let key = opts.dpop_keys.get_or_make(server_id, &md.token_endpoint)?;
-        m = dpop_manager(http, server_id, opts, key, &md.token_endpoint).await?;
+        let key =
+            opts.dpop_keys
+                .get_or_make(server_id, &md.token_endpoint, opts.store.as_deref())?;
+        m = dpop_keys::dpop_manager(http, server_id, opts, key, &md.token_endpoint).await?;
         bounded("discovery", DISCOVERY_BOUND, async {
             m.resolve_metadata_from_challenge(Some(challenge))
                 .await
