@@ -1,8 +1,8 @@
 //! The transport of an OAuth server: stored credentials loaded (bounded), then rmcp's
-//! `AuthClient` over Bearer presentation, or over DPoP when the server's token is bound to
-//! a key this run holds.
+//! `AuthClient` over Bearer presentation, or over DPoP when the stored token is a DPoP one
+//! and its key is at hand.
 
-use rmcp::transport::auth::AuthClient;
+use rmcp::transport::auth::{AuthClient, CredentialStore};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransport;
 
 use super::{
@@ -27,7 +27,11 @@ pub(crate) async fn transport(
     server_id: &str,
     opts: &OAuthOptions,
 ) -> Result<OAuthTransport, OAuthError> {
-    let binding = opts.dpop_keys.get(server_id, opts.store.as_deref())?;
+    let binding = if stored_token_is_dpop(server_id, opts).await? {
+        opts.dpop_keys.get(server_id, opts.store.as_deref())?
+    } else {
+        None
+    };
     let mut m = match &binding {
         Some((key, te)) => dpop_keys::dpop_manager(http, server_id, opts, key.clone(), te).await?,
         None => manager(http, server_id, opts).await?,
@@ -53,4 +57,21 @@ pub(crate) async fn transport(
             config,
         )),
     })
+}
+
+/// Whether the server's stored token is DPoP-bound (`token_type` DPoP). A server that no
+/// longer asks for DPoP gets Bearer tokens again, and they are presented as such.
+async fn stored_token_is_dpop(server_id: &str, opts: &OAuthOptions) -> Result<bool, OAuthError> {
+    let stored = match &opts.store {
+        Some(path) => {
+            super::FileCredentialStore::new(path.clone(), server_id)
+                .load()
+                .await?
+        }
+        None => opts.memory.get(server_id).load().await?,
+    };
+    Ok(stored.and_then(|c| c.token_response).is_some_and(|t| {
+        use oauth2::TokenResponse;
+        t.token_type().as_ref().eq_ignore_ascii_case("dpop")
+    }))
 }
