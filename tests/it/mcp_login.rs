@@ -135,7 +135,7 @@ impl AuthServer {
         let fixture =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/fixtures/oauth_as.py");
         let (port_file, events) = (dir.join("as.port"), dir.join("as.events"));
-        let child = Command::new("python3")
+        let mut child = Command::new("python3")
             .arg(&fixture)
             .arg(&port_file)
             .arg(&events)
@@ -152,6 +152,8 @@ impl AuthServer {
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("the authorization server fixture never listened");
     }
 
