@@ -131,7 +131,7 @@ struct AuthServer {
 }
 
 impl AuthServer {
-    fn start(dir: &std::path::Path, lifetime_secs: u64) -> AuthServer {
+    fn start(dir: &std::path::Path, lifetime_secs: u64, dpop: bool) -> AuthServer {
         let fixture =
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/fixtures/oauth_as.py");
         let (port_file, events) = (dir.join("as.port"), dir.join("as.events"));
@@ -140,6 +140,7 @@ impl AuthServer {
             .arg(&port_file)
             .arg(&events)
             .arg(lifetime_secs.to_string())
+            .args(dpop.then_some("dpop"))
             .spawn()
             .expect("python3 runs the authorization server fixture");
         for _ in 0..200 {
@@ -201,6 +202,18 @@ fn call_whoami(cfg: &std::path::Path, home: &std::path::Path) -> (bool, String, 
 
 #[test]
 fn browser_login_then_a_tool_call_with_the_stored_token_then_a_refresh_after_expiry() {
+    login_call_refresh(false);
+}
+
+/// The same with an authorization server that asks for DPoP: every token request and MCP
+/// request carries a proof of the one key the tokens are bound to, which later runs load
+/// from the 0600 key file.
+#[test]
+fn a_dpop_bound_login_is_used_and_refreshed_by_later_runs_with_the_stored_key() {
+    login_call_refresh(true);
+}
+
+fn login_call_refresh(dpop: bool) {
     const LIFETIME: u64 = 12;
     let chromium = PathBuf::from("/usr/bin/chromium");
     assert!(
@@ -210,7 +223,7 @@ fn browser_login_then_a_tool_call_with_the_stored_token_then_a_refresh_after_exp
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let server = AuthServer::start(dir.path(), LIFETIME);
+    let server = AuthServer::start(dir.path(), LIFETIME, dpop);
     let cfg = dir.path().join("config.toml");
     std::fs::write(
         &cfg,
@@ -289,4 +302,24 @@ fn browser_login_then_a_tool_call_with_the_stored_token_then_a_refresh_after_exp
     assert!(ok, "{err}");
     assert_eq!(text, "served with at-2", "{:?}", server.events());
     assert!(!err.contains("at-") && !err.contains("rt-"), "{err}");
+    let events = server.events();
+    assert!(
+        !events.iter().any(|l| l.contains("refused")
+            && !l.starts_with("mcp initialize refused -")
+            && !l.starts_with("mcp server/discover refused -")),
+        "no request was refused once authorized: {events:?}"
+    );
+    let keys = home.join(".rho/state/mcp-dpop-keys.json");
+    assert_eq!(
+        keys.exists(),
+        dpop,
+        "the DPoP key file exists exactly with DPoP"
+    );
+    if dpop {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&keys).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
 }
