@@ -172,6 +172,57 @@ pub struct OAuthConfig {
     pub assertion_from_env: Option<String>,
 }
 
+impl OAuthConfig {
+    /// What each grant needs, and nothing it cannot use (the reason names the keys).
+    pub(crate) fn check_grant(&self) -> Result<(), String> {
+        let cfg = self;
+        if (cfg.grant == OAuthGrant::WorkloadIdentity) != cfg.assertion_from_env.is_some() {
+            return Err(
+            "oauth: grant \"workload_identity\" needs `assertion_from_env`, and only it may use it"
+                .to_owned(),
+        );
+        }
+        match cfg.grant {
+            OAuthGrant::AuthorizationCode => {
+                if cfg.private_key_from_env.is_some() || cfg.enterprise.is_some() {
+                    return Err("oauth: `private_key_from_env` and `enterprise` need a machine `grant` (\"client_credentials\" or \"enterprise\")".to_owned());
+                }
+            }
+            OAuthGrant::ClientCredentials => {
+                if cfg.client_id.is_none() {
+                    return Err("oauth: grant \"client_credentials\" needs `client_id`".to_owned());
+                }
+                if cfg.client_secret_from_env.is_some() == cfg.private_key_from_env.is_some() {
+                    return Err("oauth: grant \"client_credentials\" needs exactly one of `client_secret_from_env` and `private_key_from_env`".to_owned());
+                }
+                if cfg.enterprise.is_some() {
+                    return Err("oauth: `enterprise` belongs to grant \"enterprise\"".to_owned());
+                }
+            }
+            OAuthGrant::WorkloadIdentity => {
+                if cfg.client_secret_from_env.is_some()
+                    || cfg.private_key_from_env.is_some()
+                    || cfg.enterprise.is_some()
+                {
+                    return Err("oauth: grant \"workload_identity\" authenticates with the workload's JWT alone (no client secret, key or `enterprise`)".to_owned());
+                }
+            }
+            OAuthGrant::Enterprise => {
+                if cfg.client_id.is_none() || cfg.client_secret_from_env.is_none() {
+                    return Err("oauth: grant \"enterprise\" needs `client_id` and `client_secret_from_env` (client_secret_basic at the authorization server)".to_owned());
+                }
+                if cfg.enterprise.is_none() {
+                    return Err(
+                        "oauth: grant \"enterprise\" needs an `[oauth.enterprise]` table"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The OAuth grant a server entry uses (`grant = "..."`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OAuthGrant {

@@ -302,7 +302,7 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
         enterprise: parse_enterprise(t.get("enterprise"))?,
         assertion_from_env: opt_str(t, "assertion_from_env").map_err(ctx)?,
     };
-    check_grant(&cfg)?;
+    cfg.check_grant()?;
     Ok(Some(cfg))
 }
 
@@ -333,53 +333,6 @@ fn parse_enterprise(v: Option<&Value>) -> Result<Option<EnterpriseIdp>, String> 
         client_id: need("client_id")?,
         id_token_from_env: need("id_token_from_env")?,
     }))
-}
-
-/// What each grant needs, and nothing it cannot use.
-fn check_grant(cfg: &OAuthConfig) -> Result<(), String> {
-    if (cfg.grant == OAuthGrant::WorkloadIdentity) != cfg.assertion_from_env.is_some() {
-        return Err(
-            "oauth: grant \"workload_identity\" needs `assertion_from_env`, and only it may use it"
-                .to_owned(),
-        );
-    }
-    match cfg.grant {
-        OAuthGrant::AuthorizationCode => {
-            if cfg.private_key_from_env.is_some() || cfg.enterprise.is_some() {
-                return Err("oauth: `private_key_from_env` and `enterprise` need a machine `grant` (\"client_credentials\" or \"enterprise\")".to_owned());
-            }
-        }
-        OAuthGrant::ClientCredentials => {
-            if cfg.client_id.is_none() {
-                return Err("oauth: grant \"client_credentials\" needs `client_id`".to_owned());
-            }
-            if cfg.client_secret_from_env.is_some() == cfg.private_key_from_env.is_some() {
-                return Err("oauth: grant \"client_credentials\" needs exactly one of `client_secret_from_env` and `private_key_from_env`".to_owned());
-            }
-            if cfg.enterprise.is_some() {
-                return Err("oauth: `enterprise` belongs to grant \"enterprise\"".to_owned());
-            }
-        }
-        OAuthGrant::WorkloadIdentity => {
-            if cfg.client_secret_from_env.is_some()
-                || cfg.private_key_from_env.is_some()
-                || cfg.enterprise.is_some()
-            {
-                return Err("oauth: grant \"workload_identity\" authenticates with the workload's JWT alone (no client secret, key or `enterprise`)".to_owned());
-            }
-        }
-        OAuthGrant::Enterprise => {
-            if cfg.client_id.is_none() || cfg.client_secret_from_env.is_none() {
-                return Err("oauth: grant \"enterprise\" needs `client_id` and `client_secret_from_env` (client_secret_basic at the authorization server)".to_owned());
-            }
-            if cfg.enterprise.is_none() {
-                return Err(
-                    "oauth: grant \"enterprise\" needs an `[oauth.enterprise]` table".to_owned(),
-                );
-            }
-        }
-    }
-    Ok(())
 }
 
 fn opt_bool(t: &Table, key: &str) -> Result<Option<bool>, String> {
