@@ -122,7 +122,7 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
         .unwrap_or(Value::Null);
     let text = |key: &str| context[key].as_str().map(str::to_owned);
     // The suite's machine-grant scenarios (SEP-1046 client credentials, SEP-990 enterprise
-    // managed) stand for configuration a person would write: `grant = ...` and the IdP table.
+    // managed, SEP-1933 workload identity) stand for configuration a person would write: `grant = ...` and the IdP table.
     let enterprise = text("idp_id_token").map(|_| EnterpriseIdp {
         issuer: text("idp_issuer").unwrap_or_default(),
         token_endpoint: text("idp_token_endpoint").unwrap_or_default(),
@@ -133,6 +133,9 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
         OAuthGrant::Enterprise
     } else if scenario.starts_with("auth/client-credentials") {
         OAuthGrant::ClientCredentials
+    } else if context["valid_jwt"].is_string() {
+        // SEP-1933: the suite hands over the workload's identity JWT.
+        OAuthGrant::WorkloadIdentity
     } else {
         OAuthGrant::AuthorizationCode
     };
@@ -181,6 +184,8 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
         client_secret: text("client_secret"),
         private_key_pem: text("private_key_pem"),
         id_token: text("idp_id_token"),
+        assertion: text("valid_jwt"),
+        dpop_keys: Default::default(),
     };
     opts.connect.policies = Policies {
         responder: Some(Arc::new(AcceptDefaults)),

@@ -1,5 +1,6 @@
-//! The `rho mcp list|show` command line: arguments, dispatch and exit codes.
+//! The `rho mcp list|show|login|call` command line: arguments, dispatch and exit codes.
 
+mod call;
 mod conformance;
 pub mod report;
 mod text;
@@ -45,6 +46,17 @@ pub enum McpCommand {
     Login {
         /// Server identity.
         id: String,
+    },
+    /// Call one tool of one server and print what the model would read (stored OAuth tokens
+    /// are reused and refreshed; never a browser).
+    Call {
+        /// Server identity.
+        id: String,
+        /// The tool's name as the server lists it.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(long)]
+        args: Option<String>,
     },
     /// Show one configured MCP server.
     Show {
@@ -104,6 +116,12 @@ pub fn run(
             Ok(line) => writeln!(out, "{line}"),
             Err(msg) => return fail(&msg),
         },
+        McpCommand::Call { id, tool, args } => {
+            match call::call(&config, &id, &tool, args.as_deref(), home) {
+                Ok(text) => writeln!(out, "{text}"),
+                Err(msg) => return fail(&msg),
+            }
+        }
         McpCommand::Show { id, connect, json } => {
             let Some(entry) = config.entry(&id) else {
                 return fail(&format!(
@@ -143,17 +161,10 @@ fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
         // Zero-server fast path: no async runtime, no process, no connection.
         return Ok(configured_reports(config));
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let rt = async_runtime()?;
     rt.block_on(async {
-        let mut opts = StartOptions::default();
-        opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
         // Stored tokens are reused (and refreshed); `--connect` never opens a browser.
-        opts.connect.oauth.store = Some(credentials_path(home));
-        opts.connect.oauth.authorizer = crate::client::oauth::Authorizer::Never;
+        let opts = start_options(home, crate::client::oauth::Authorizer::Never);
         let Some(runtime) = McpRuntime::start(config, opts).await else {
             return Ok(configured_reports(config));
         };
@@ -177,19 +188,10 @@ fn probe(config: &McpConfig, home: &Path) -> Result<Vec<ServerReport>, String> {
 /// `rho mcp login <id>`: starts that one server with the browser authorizer, so its tokens
 /// land in the credential store; later runs (and `--connect`) reuse and refresh them.
 fn login(config: &McpConfig, id: &str, home: &Path) -> Result<String, String> {
-    let Some(entry) = config.entry(id) else {
-        return Err(format!(
-            "no MCP server `{}` is configured",
-            id.escape_default()
-        ));
-    };
-    let EntryState::Valid(cfg) = &entry.state else {
-        return Err(format!(
-            "MCP server `{id}` is malformed; see `rho mcp show {id}`"
-        ));
-    };
-    let oauth = matches!(&cfg.transport,
-        crate::client::config::TransportConfig::StreamableHttp(h) if crate::client::http::uses_oauth(h));
+    let only = only_server(config, id)?;
+    let oauth = matches!(only.entries.first().map(|e| &e.state), Some(EntryState::Valid(cfg))
+        if matches!(&cfg.transport,
+            crate::client::config::TransportConfig::StreamableHttp(h) if crate::client::http::uses_oauth(h)));
     if !oauth {
         return Err(format!(
             "MCP server `{id}` does not use OAuth (no `[oauth]` table, or an Authorization header is configured)"
@@ -201,21 +203,9 @@ fn login(config: &McpConfig, id: &str, home: &Path) -> Result<String, String> {
             "authorizing `{id}` needs a person: run `rho mcp login {id}` in an interactive terminal outside CI"
         ));
     }
-    let mut only = config.clone();
-    only.entries.retain(|e| e.id == id);
-    if let Some(EntryState::Valid(c)) = only.entries.first_mut().map(|e| &mut e.state) {
-        c.enabled = true;
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let rt = async_runtime()?;
     rt.block_on(async {
-        let mut opts = StartOptions::default();
-        opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
-        opts.connect.oauth.store = Some(credentials_path(home));
-        opts.connect.oauth.authorizer = authorizer;
+        let opts = start_options(home, authorizer);
         let Some(runtime) = McpRuntime::start(&only, opts).await else {
             return Err(format!("MCP server `{id}` did not start"));
         };
@@ -231,6 +221,47 @@ fn login(config: &McpConfig, id: &str, home: &Path) -> Result<String, String> {
         runtime.shutdown().await;
         result
     })
+}
+
+/// `config` reduced to server `id`, enabled (`login` and `call` name the server explicitly);
+/// an unknown or malformed entry is an error.
+fn only_server(config: &McpConfig, id: &str) -> Result<McpConfig, String> {
+    let Some(entry) = config.entry(id) else {
+        return Err(format!(
+            "no MCP server `{}` is configured",
+            id.escape_default()
+        ));
+    };
+    if !matches!(entry.state, EntryState::Valid(_)) {
+        return Err(format!(
+            "MCP server `{id}` is malformed; see `rho mcp show {id}`"
+        ));
+    }
+    let mut only = config.clone();
+    only.entries.retain(|e| e.id == id);
+    if let Some(EntryState::Valid(c)) = only.entries.first_mut().map(|e| &mut e.state) {
+        c.enabled = true;
+    }
+    Ok(only)
+}
+
+/// The small async runtime of one CLI command that starts servers.
+fn async_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+/// Start options of a CLI command: remembered eras and the credential file of `home`, and
+/// how this command may authorize.
+fn start_options(home: &Path, authorizer: crate::client::oauth::Authorizer) -> StartOptions {
+    let mut opts = StartOptions::default();
+    opts.connect.eras = Some(EraStore::new(home.join("state").join("mcp-eras.json")));
+    opts.connect.oauth.store = Some(credentials_path(home));
+    opts.connect.oauth.authorizer = authorizer;
+    opts
 }
 
 /// Rho's OAuth credential file for MCP servers.

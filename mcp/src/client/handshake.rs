@@ -93,11 +93,16 @@ pub(crate) async fn attempt(
             (Some(child), started)
         }
         TransportConfig::StreamableHttp(http) if crate::client::http::uses_oauth(http) => {
-            let transport = crate::client::oauth::transport(http, &cfg.id, &opts.oauth).await?;
-            (
-                None,
-                start_within(cfg, handler, transport, mode, deadline, is_auto, true).await,
-            )
+            use crate::client::oauth::OAuthTransport;
+            let started = match crate::client::oauth::transport(http, &cfg.id, &opts.oauth).await? {
+                OAuthTransport::Bearer(t) => {
+                    start_within(cfg, handler, t, mode, deadline, is_auto, true).await
+                }
+                OAuthTransport::Dpop(t) => {
+                    start_within(cfg, handler, t, mode, deadline, is_auto, true).await
+                }
+            };
+            (None, started)
         }
         TransportConfig::StreamableHttp(http) => {
             let transport = crate::client::http::transport(http)?;

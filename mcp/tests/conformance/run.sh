@@ -8,8 +8,9 @@
 #   - 0.1.16          --suite core (its pinned scenarios, one at a time)
 #   - 0.1.16          --suite all (the other scenarios, one at a time, against
 #                     expected-failures-all.yml: only the refusals the seed demands)
-#   - 0.2.0-alpha.12  --requirements 2026-07-28 (extension scenarios are run by the suite but
-#                     not scored; the summary line must show "0 failed" among scored ones)
+#   - 0.2.0-alpha.12  --requirements 2026-07-28: every scenario it runs, extensions and
+#                     added-after-release ones included (the suite does not score those, Rho
+#                     requires them), exactly the pinned list
 set -euo pipefail
 
 RHO="${1:?usage: run.sh <rho-binary>}"
@@ -84,23 +85,42 @@ for scenario in $REST_0_1_16; do
 done
 echo "conformance 0.1.16 --suite all: $((passed + all_ok)) of $(($(wc -w <<< "$CORE_0_1_16") + $(wc -w <<< "$REST_0_1_16"))) scenarios as expected ($(wc -w <<< "$expected") expected refusals)"
 
-# 0.2.0-alpha.12 --requirements 2026-07-28: every scored (required) scenario must pass.
+# 0.2.0-alpha.12 --requirements 2026-07-28: every scenario the suite runs must pass, scored or
+# not (extensions and added-after-release ones included: no unscored exceptions), and the
+# suite must run exactly the pinned scenarios.
+REQ_0_2_0="tools_call request-metadata auth/metadata-default auth/metadata-var1
+  auth/metadata-var2 auth/metadata-var3 auth/basic-cimd auth/scope-from-www-authenticate
+  auth/scope-from-scopes-supported auth/scope-omitted-when-undefined auth/scope-step-up
+  auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post
+  auth/token-endpoint-auth-none auth/pre-registration auth/resource-mismatch
+  auth/offline-access-scope auth/offline-access-not-supported auth/authorization-server-migration
+  auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer
+  auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch
+  sep-2322-client-request-state http-standard-headers http-custom-headers
+  http-invalid-tool-headers json-schema-ref-no-deref auth/client-credentials-jwt
+  auth/client-credentials-basic auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce
+  auth/wif-jwt-bearer json-schema-2020-12-preservation"
 "$(conf 0.2.0-alpha.12)" client --command "$RHO mcp conformance-client" \
   --requirements 2026-07-28 -o "$OUT/req" > "$OUT/req.log" 2>&1 || true
 sed -n '/=== SUITE SUMMARY ===/,$p' "$OUT/req.log"
-# Scored scenarios are those not listed under "Not scored"; a failing scored one shows as
-# "✗ <name>:" in the summary without an "(extension)" entry below.
-unscored="$(sed -n '/^Not scored/,$p' "$OUT/req.log" | sed -n 's/^  ✗ \([^ ]*\) (.*/\1/p')"
-failing="$(sed -n '/=== SUITE SUMMARY ===/,/^Total:/p' "$OUT/req.log" | sed -n 's/^✗ \([^:]*\):.*/\1/p')"
-for f in $failing; do
-  if ! grep -qx "$f" <<< "$unscored"; then
-    echo "conformance 0.2.0-alpha.12 --requirements 2026-07-28: $f FAILED"
-    status=1
-  fi
+summary="$(sed -n '/=== SUITE SUMMARY ===/,/^Total:/p' "$OUT/req.log")"
+ran="$(sed -n -E 's/^(✓|✗) ([^:]*):.*/\2/p' <<< "$summary" | sort)"
+passing="$(sed -n 's/^✓ \([^:]*\): [0-9]* passed, 0 failed$/\1/p' <<< "$summary" | sort)"
+pinned_req="$(tr -s ' \n' '\n' <<< "$REQ_0_2_0" | sed '/^$/d' | sort)"
+if [ "$ran" != "$pinned_req" ]; then
+  echo "conformance 0.2.0-alpha.12 --requirements 2026-07-28: the suite ran other scenarios than the pinned list"
+  diff <(echo "$pinned_req") <(echo "$ran") || true
+  status=1
+fi
+for f in $(comm -23 <(echo "$pinned_req") <(echo "$passing")); do
+  echo "conformance 0.2.0-alpha.12 --requirements 2026-07-28: $f FAILED"
+  status=1
 done
+grep -q '^Total: [0-9]* passed, 0 failed' <<< "$summary" || status=1
+echo "conformance 0.2.0-alpha.12 --requirements 2026-07-28: $(grep -c . <<< "$passing") of $(wc -w <<< "$REQ_0_2_0") scenarios passed, extensions included"
 
 if [ "$status" -eq 0 ]; then
-  echo "conformance: 3 passed, 0 failed"
+  echo "conformance: 3 suites passed, 0 failed"
 else
   echo "conformance: FAILED"
 fi

@@ -68,7 +68,7 @@ async fn lenient(dir: &std::path::Path, budget: Duration) -> (McpRuntime, std::p
     (McpRuntime::start(&cfg, opts).await.unwrap(), events)
 }
 
-fn server_pid(events: &std::path::Path) -> u32 {
+pub(crate) fn server_pid(events: &std::path::Path) -> u32 {
     let text = std::fs::read_to_string(events).unwrap();
     text.lines()
         .find_map(|l| l.strip_prefix("pid "))
@@ -76,9 +76,9 @@ fn server_pid(events: &std::path::Path) -> u32 {
         .expect("the fixture wrote its pid")
 }
 
-/// Waits until the server is marked failed; returns the reason.
-async fn failure(rt: &McpRuntime) -> String {
-    let live = rt.server("old").unwrap();
+/// Waits until server `id` is marked failed; returns the reason.
+pub(crate) async fn failure(rt: &McpRuntime, id: &str) -> String {
+    let live = rt.server(id).unwrap();
     for _ in 0..100 {
         if let Some(reason) = live.snapshot().failed {
             return reason;
@@ -88,7 +88,7 @@ async fn failure(rt: &McpRuntime) -> String {
     panic!("the server was never marked failed");
 }
 
-async fn gone(pid: u32) -> bool {
+pub(crate) async fn gone(pid: u32) -> bool {
     for _ in 0..100 {
         if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
             return true;
@@ -108,7 +108,7 @@ async fn a_failed_relisting_closes_the_session_and_its_tools_fail_with_the_reaso
         .await
         .unwrap();
     assert_eq!(out.text, "broken");
-    let reason = failure(&rt).await;
+    let reason = failure(&rt, "old").await;
     assert!(
         reason.contains("re-listing tools") && reason.contains("failed"),
         "{reason}"
@@ -131,7 +131,7 @@ async fn a_relisting_that_hangs_is_closed_at_the_budget() {
     rt.call("mcp__old__hang_lists", None, CallContext::default())
         .await
         .unwrap();
-    let reason = failure(&rt).await;
+    let reason = failure(&rt, "old").await;
     assert!(reason.contains("did not finish within 2s"), "{reason}");
     assert!(
         gone(pid).await,

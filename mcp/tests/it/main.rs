@@ -4,6 +4,7 @@
 // Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bounded_close;
 mod cli_offline;
 mod contracts;
 mod eras;

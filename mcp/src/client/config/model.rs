@@ -168,6 +168,59 @@ pub struct OAuthConfig {
     pub private_key_from_env: Option<String>,
     /// Enterprise-managed authorization: the identity provider's side.
     pub enterprise: Option<EnterpriseIdp>,
+    /// Ambient variable holding the workload's identity JWT (grant `workload_identity`).
+    pub assertion_from_env: Option<String>,
+}
+
+impl OAuthConfig {
+    /// What each grant needs, and nothing it cannot use (the reason names the keys).
+    pub(crate) fn check_grant(&self) -> Result<(), String> {
+        let cfg = self;
+        if (cfg.grant == OAuthGrant::WorkloadIdentity) != cfg.assertion_from_env.is_some() {
+            return Err(
+            "oauth: grant \"workload_identity\" needs `assertion_from_env`, and only it may use it"
+                .to_owned(),
+        );
+        }
+        match cfg.grant {
+            OAuthGrant::AuthorizationCode => {
+                if cfg.private_key_from_env.is_some() || cfg.enterprise.is_some() {
+                    return Err("oauth: `private_key_from_env` and `enterprise` need a machine `grant` (\"client_credentials\" or \"enterprise\")".to_owned());
+                }
+            }
+            OAuthGrant::ClientCredentials => {
+                if cfg.client_id.is_none() {
+                    return Err("oauth: grant \"client_credentials\" needs `client_id`".to_owned());
+                }
+                if cfg.client_secret_from_env.is_some() == cfg.private_key_from_env.is_some() {
+                    return Err("oauth: grant \"client_credentials\" needs exactly one of `client_secret_from_env` and `private_key_from_env`".to_owned());
+                }
+                if cfg.enterprise.is_some() {
+                    return Err("oauth: `enterprise` belongs to grant \"enterprise\"".to_owned());
+                }
+            }
+            OAuthGrant::WorkloadIdentity => {
+                if cfg.client_secret_from_env.is_some()
+                    || cfg.private_key_from_env.is_some()
+                    || cfg.enterprise.is_some()
+                {
+                    return Err("oauth: grant \"workload_identity\" authenticates with the workload's JWT alone (no client secret, key or `enterprise`)".to_owned());
+                }
+            }
+            OAuthGrant::Enterprise => {
+                if cfg.client_id.is_none() || cfg.client_secret_from_env.is_none() {
+                    return Err("oauth: grant \"enterprise\" needs `client_id` and `client_secret_from_env` (client_secret_basic at the authorization server)".to_owned());
+                }
+                if cfg.enterprise.is_none() {
+                    return Err(
+                        "oauth: grant \"enterprise\" needs an `[oauth.enterprise]` table"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The OAuth grant a server entry uses (`grant = "..."`).
@@ -182,6 +235,9 @@ pub enum OAuthGrant {
     /// `enterprise` (SEP-990): an enterprise ID token is exchanged at the identity provider
     /// for an ID-JAG (RFC 8693), which the authorization server redeems (RFC 7523).
     Enterprise,
+    /// `workload_identity` (SEP-1933): the workload's own identity JWT (issued by its
+    /// platform) is redeemed with the JWT-bearer grant (RFC 7523); no person, no secret.
+    WorkloadIdentity,
 }
 
 /// The identity provider of an enterprise-managed grant (nothing secret).

@@ -272,6 +272,7 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
             "grant",
             "private_key_from_env",
             "enterprise",
+            "assertion_from_env",
         ]
         .contains(&key.as_str())
         {
@@ -283,9 +284,10 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
         None | Some("authorization_code") => OAuthGrant::AuthorizationCode,
         Some("client_credentials") => OAuthGrant::ClientCredentials,
         Some("enterprise") => OAuthGrant::Enterprise,
+        Some("workload_identity") => OAuthGrant::WorkloadIdentity,
         Some(other) => {
             return Err(format!(
-                "oauth: `grant` must be \"authorization_code\", \"client_credentials\" or \"enterprise\", not {:?}",
+                "oauth: `grant` must be \"authorization_code\", \"client_credentials\", \"enterprise\" or \"workload_identity\", not {:?}",
                 other
             ))
         }
@@ -298,8 +300,9 @@ fn parse_oauth(v: Option<&Value>) -> Result<Option<OAuthConfig>, String> {
         grant,
         private_key_from_env: opt_str(t, "private_key_from_env").map_err(ctx)?,
         enterprise: parse_enterprise(t.get("enterprise"))?,
+        assertion_from_env: opt_str(t, "assertion_from_env").map_err(ctx)?,
     };
-    check_grant(&cfg)?;
+    cfg.check_grant()?;
     Ok(Some(cfg))
 }
 
@@ -330,39 +333,6 @@ fn parse_enterprise(v: Option<&Value>) -> Result<Option<EnterpriseIdp>, String> 
         client_id: need("client_id")?,
         id_token_from_env: need("id_token_from_env")?,
     }))
-}
-
-/// What each grant needs, and nothing it cannot use.
-fn check_grant(cfg: &OAuthConfig) -> Result<(), String> {
-    match cfg.grant {
-        OAuthGrant::AuthorizationCode => {
-            if cfg.private_key_from_env.is_some() || cfg.enterprise.is_some() {
-                return Err("oauth: `private_key_from_env` and `enterprise` need a machine `grant` (\"client_credentials\" or \"enterprise\")".to_owned());
-            }
-        }
-        OAuthGrant::ClientCredentials => {
-            if cfg.client_id.is_none() {
-                return Err("oauth: grant \"client_credentials\" needs `client_id`".to_owned());
-            }
-            if cfg.client_secret_from_env.is_some() == cfg.private_key_from_env.is_some() {
-                return Err("oauth: grant \"client_credentials\" needs exactly one of `client_secret_from_env` and `private_key_from_env`".to_owned());
-            }
-            if cfg.enterprise.is_some() {
-                return Err("oauth: `enterprise` belongs to grant \"enterprise\"".to_owned());
-            }
-        }
-        OAuthGrant::Enterprise => {
-            if cfg.client_id.is_none() || cfg.client_secret_from_env.is_none() {
-                return Err("oauth: grant \"enterprise\" needs `client_id` and `client_secret_from_env` (client_secret_basic at the authorization server)".to_owned());
-            }
-            if cfg.enterprise.is_none() {
-                return Err(
-                    "oauth: grant \"enterprise\" needs an `[oauth.enterprise]` table".to_owned(),
-                );
-            }
-        }
-    }
-    Ok(())
 }
 
 fn opt_bool(t: &Table, key: &str) -> Result<Option<bool>, String> {

@@ -256,3 +256,44 @@ client_id = "idp-client"
     assert!(error_of(&cfg, "stray").contains("need a machine `grant`"));
     assert!(error_of(&cfg, "noidp").contains("id_token_from_env"));
 }
+
+#[test]
+fn the_workload_identity_grant_needs_its_assertion_and_nothing_else() {
+    let cfg = parse(
+        r#"
+[mcp.servers.wif]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.wif.oauth]
+grant = "workload_identity"
+client_id = "workload"
+assertion_from_env = "WORKLOAD_JWT"
+
+[mcp.servers.bare]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.bare.oauth]
+grant = "workload_identity"
+
+[mcp.servers.secret]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.secret.oauth]
+grant = "workload_identity"
+assertion_from_env = "WORKLOAD_JWT"
+client_secret_from_env = "S"
+
+[mcp.servers.stray]
+transport = "streamable_http"
+url = "https://mcp.example.com/mcp"
+[mcp.servers.stray.oauth]
+assertion_from_env = "WORKLOAD_JWT"
+"#,
+    );
+    let wif = oauth_of(&cfg, "wif");
+    assert_eq!(wif.grant, OAuthGrant::WorkloadIdentity);
+    assert_eq!(wif.assertion_from_env.as_deref(), Some("WORKLOAD_JWT"));
+    assert!(error_of(&cfg, "bare").contains("needs `assertion_from_env`"));
+    assert!(error_of(&cfg, "secret").contains("the workload's JWT alone"));
+    assert!(error_of(&cfg, "stray").contains("only it may use it"));
+}

@@ -1,11 +1,12 @@
 //! Machine grants, which need no person and no browser: OAuth client credentials (SEP-1046)
 //! with `client_secret_basic` or `private_key_jwt` (ES256), and enterprise-managed
 //! authorization (SEP-990): the person's enterprise ID token becomes an ID-JAG at the identity
-//! provider (RFC 8693), which the server's authorization server redeems (RFC 7523).
+//! provider (RFC 8693), which the server's authorization server redeems (RFC 7523); the
+//! workload identity grant (SEP-1933) is in `workload.rs`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use oauth2::ClientSecret;
 use rmcp::transport::auth::enterprise::{
@@ -32,6 +33,7 @@ struct Secrets {
     client_secret: Option<String>,
     private_key_pem: Option<String>,
     id_token: Option<String>,
+    assertion: Option<String>,
 }
 
 fn from_env(var: &Option<String>, key: &str) -> Result<Option<String>, OAuthError> {
@@ -59,6 +61,8 @@ impl Secrets {
             private_key_pem: from_env(&oauth.private_key_from_env, "private_key")?
                 .or_else(|| opts.private_key_pem.clone()),
             id_token: from_env(&id_token_var, "id_token")?.or_else(|| opts.id_token.clone()),
+            assertion: from_env(&oauth.assertion_from_env, "assertion")?
+                .or_else(|| opts.assertion.clone()),
         })
     }
 }
@@ -73,10 +77,17 @@ pub(super) async fn authorize(
     scopes: Option<Vec<String>>,
 ) -> Result<(), OAuthError> {
     let secrets = Secrets::gather(oauth, opts)?;
-    let client_id = oauth
-        .client_id
-        .clone()
-        .ok_or_else(|| OAuthError::Refused("a machine grant needs `client_id`".to_owned()))?;
+    // The workload identity grant authenticates with the workload's JWT; a client id is
+    // optional there and required by the other machine grants.
+    let client_id = match (&oauth.client_id, oauth.grant) {
+        (Some(id), _) => id.clone(),
+        (None, OAuthGrant::WorkloadIdentity) => String::new(),
+        (None, _) => {
+            return Err(OAuthError::Refused(
+                "a machine grant needs `client_id`".to_owned(),
+            ))
+        }
+    };
     let m = manager(http, server_id, opts).await?;
     let resolution = bounded("discovery", DISCOVERY_BOUND, async {
         m.resolve_metadata_from_challenge(Some(challenge))
@@ -110,6 +121,10 @@ pub(super) async fn authorize(
             )
             .await?
         }
+        OAuthGrant::WorkloadIdentity => {
+            super::workload::jwt_bearer(&md, &client_id, &secrets.assertion, &scopes, &resource)
+                .await?
+        }
         OAuthGrant::AuthorizationCode => {
             return Err(OAuthError::Auth(
                 "the authorization code grant is not a machine grant".to_owned(),
@@ -142,7 +157,7 @@ fn challenge_scopes(http: &HttpConfig, challenge: &str) -> Option<Vec<String>> {
 }
 
 /// `application/x-www-form-urlencoded` as OAuth uses it (also for Basic credentials).
-fn form_encode(pairs: &[(&str, &str)]) -> String {
+pub(super) fn form_encode(pairs: &[(&str, &str)]) -> String {
     url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(pairs)
         .finish()
@@ -189,6 +204,16 @@ async fn client_credentials(
             ))
         }
     }
+    post_token(request, &pairs, "the client credentials").await
+}
+
+/// POSTs a token request form and returns the JSON body of a success; a refusal names the
+/// server's error code and `what` was refused. Bounded like discovery.
+pub(super) async fn post_token(
+    request: reqwest::RequestBuilder,
+    pairs: &[(&str, &str)],
+    what: &str,
+) -> Result<Value, OAuthError> {
     let response = bounded("token request", DISCOVERY_BOUND, async {
         request
             .header(
@@ -196,7 +221,7 @@ async fn client_credentials(
                 "application/x-www-form-urlencoded",
             )
             .header(reqwest::header::ACCEPT, "application/json")
-            .body(form_encode(&pairs))
+            .body(form_encode(pairs))
             .send()
             .await
             .map_err(|e| OAuthError::Auth(format!("the token request failed: {e}")))
@@ -209,7 +234,7 @@ async fn client_credentials(
         .map_err(|e| OAuthError::Auth(format!("the token response is not JSON: {e}")))?;
     if !status.is_success() {
         return Err(OAuthError::Auth(format!(
-            "the token endpoint refused the client credentials ({status}): {} {}",
+            "the token endpoint refused {what} ({status}): {} {}",
             body["error"].as_str().unwrap_or("no error code"),
             body["error_description"].as_str().unwrap_or("")
         )));
@@ -220,7 +245,6 @@ async fn client_credentials(
 /// An RFC 7523 client assertion signed with ES256: `iss` = `sub` = the client, `aud` = the
 /// authorization server's issuer, a five-minute lifetime and a random `jti`.
 fn sign_assertion(pem: &str, client_id: &str, audience: &str) -> Result<String, OAuthError> {
-    use ring::rand::SecureRandom;
     use ring::signature::{EcdsaKeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
     let der = pem_body(pem)?;
     let rng = ring::rand::SystemRandom::new();
@@ -231,27 +255,13 @@ fn sign_assertion(pem: &str, client_id: &str, audience: &str) -> Result<String, 
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let mut jti = [0u8; 16];
-    rng.fill(&mut jti)
-        .map_err(|_| OAuthError::Auth("no randomness for the assertion id".to_owned()))?;
     let header = json!({"alg": "ES256", "typ": "JWT"});
     let claims = json!({
         "iss": client_id, "sub": client_id, "aud": audience,
         "iat": now, "exp": now + ASSERTION_SECONDS,
-        "jti": rho_plumbing::hex::encode(&jti),
+        "jti": super::dpop::random_id(&rng)?,
     });
-    let signing_input = format!(
-        "{}.{}",
-        URL_SAFE_NO_PAD.encode(header.to_string()),
-        URL_SAFE_NO_PAD.encode(claims.to_string())
-    );
-    let signature = key
-        .sign(&rng, signing_input.as_bytes())
-        .map_err(|_| OAuthError::Auth("signing the client assertion failed".to_owned()))?;
-    Ok(format!(
-        "{signing_input}.{}",
-        URL_SAFE_NO_PAD.encode(signature.as_ref())
-    ))
+    super::dpop::sign_es256(&key, &rng, &header, &claims)
 }
 
 /// The DER inside a `-----BEGIN PRIVATE KEY-----` PEM block.
@@ -321,6 +331,7 @@ async fn enterprise(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
     #[test]
     fn a_pem_without_a_private_key_block_is_refused() {

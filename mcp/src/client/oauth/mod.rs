@@ -2,22 +2,28 @@
 //! the 401 challenge -> protected resource metadata -> authorization server metadata chain,
 //! registration (pre-registered, CIMD, then dynamic), PKCE S256, resource indicator, `iss`
 //! checks, the credential store, and the three ways a run may authorize (never, browser,
-//! headless for the conformance mode only).
+//! headless for the conformance mode only); DPoP where the authorization server asks for it.
 
+mod dpop;
+mod dpop_http;
+mod dpop_keys;
 mod login;
 mod machine;
 mod store;
+mod transport;
+mod workload;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest,
+    AuthError, AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest,
     AuthorizationSession, CredentialStore, InMemoryCredentialStore, WWWAuthenticateParams,
 };
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransport;
 
+pub use dpop_keys::DpopKeys;
 pub use store::FileCredentialStore;
+pub(crate) use transport::{transport, OAuthTransport};
 
 use crate::client::config::{HttpConfig, OAuthConfig};
 use crate::client::http::{check_endpoint, is_loopback, HttpSetupError};
@@ -70,6 +76,11 @@ pub struct OAuthOptions {
     pub private_key_pem: Option<String>,
     /// An enterprise ID token supplied at run time (conformance context only).
     pub id_token: Option<String>,
+    /// A workload identity JWT supplied at run time (conformance context only).
+    pub assertion: Option<String>,
+    /// The DPoP keys of this run, per server (made when an authorization server asks for
+    /// DPoP; tokens bound to them are presented with proofs).
+    pub dpop_keys: DpopKeys,
 }
 
 /// Per-server in-memory credential stores shared by every connection of a run.
@@ -120,7 +131,7 @@ impl From<AuthError> for OAuthError {
     }
 }
 
-async fn bounded<T>(
+pub(super) async fn bounded<T>(
     what: &'static str,
     limit: Duration,
     f: impl std::future::Future<Output = Result<T, OAuthError>>,
@@ -130,7 +141,7 @@ async fn bounded<T>(
         .unwrap_or(Err(OAuthError::Timeout(what, limit.as_secs())))
 }
 
-fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
+pub(super) fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
     crate::client::http::ensure_tls();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -138,7 +149,7 @@ fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
         .map_err(|e| OAuthError::Auth(e.to_string()))
 }
 
-async fn manager(
+pub(super) async fn manager(
     http: &HttpConfig,
     server_id: &str,
     opts: &OAuthOptions,
@@ -151,30 +162,15 @@ async fn manager(
         AuthorizationManager::new(url.as_str()).await?
     };
     m.with_client(no_redirect_client()?)?;
+    set_store(&mut m, server_id, opts);
+    Ok(m)
+}
+
+pub(super) fn set_store(m: &mut AuthorizationManager, server_id: &str, opts: &OAuthOptions) {
     match &opts.store {
         Some(path) => m.set_credential_store(FileCredentialStore::new(path.clone(), server_id)),
         None => m.set_credential_store(opts.memory.get(server_id)),
     }
-    Ok(m)
-}
-
-/// The transport for an OAuth server: stored credentials loaded (bounded), tokens attached
-/// and refreshed by rmcp's `AuthClient`.
-pub(crate) async fn transport(
-    http: &HttpConfig,
-    server_id: &str,
-    opts: &OAuthOptions,
-) -> Result<StreamableHttpClientTransport<AuthClient<reqwest::Client>>, OAuthError> {
-    let mut m = manager(http, server_id, opts).await?;
-    bounded("loading stored credentials", DISCOVERY_BOUND, async {
-        m.initialize_from_store().await.map_err(OAuthError::from)
-    })
-    .await?;
-    let config = crate::client::http::transport_config(http)?;
-    Ok(StreamableHttpClientTransport::with_client(
-        AuthClient::new(no_redirect_client()?, m),
-        config,
-    ))
 }
 
 /// Authorizes after a 401 challenge; the tokens land in the credential store.
@@ -265,6 +261,21 @@ async fn authorize_scoped(
         }
     }
     m.set_metadata(resolution.metadata.clone());
+    if dpop::wanted(md) {
+        // RFC 9449: a DPoP-bound token. Discovery again through the manager whose token
+        // requests carry proofs (it must know the discovered resource for RFC 8707).
+        let key =
+            opts.dpop_keys
+                .get_or_make(server_id, &md.token_endpoint, opts.store.as_deref())?;
+        m = dpop_keys::dpop_manager(http, server_id, opts, key, &md.token_endpoint).await?;
+        bounded("discovery", DISCOVERY_BOUND, async {
+            m.resolve_metadata_from_challenge(Some(challenge))
+                .await
+                .map_err(OAuthError::from)
+        })
+        .await?;
+        m.set_metadata(resolution.metadata.clone());
+    }
     let listener = match opts.authorizer {
         Authorizer::Browser => Some(login::Listener::bind().await?),
         _ => None,
