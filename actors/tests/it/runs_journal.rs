@@ -204,14 +204,15 @@ async fn a_run_lost_with_its_host_frees_its_slot_and_an_unknown_one_keeps_it() {
     let lost = learn(observed("u-1", Execution::LostWithHost, None)).await;
     assert_eq!(lost.execution, Execution::LostWithHost);
     assert_eq!(lost.exit, None);
-    let wire = rho_actors::runs::render::record(&lost, false);
+    let wire = serde_json::to_value(rho_actors::runs::render::record(&lost, false)).unwrap();
     assert_eq!(wire["execution"], "unknown", "{wire}");
     assert_eq!(wire["lostWithHost"], true, "{wire}");
     assert!(lost.repairable());
-    let u2 = rho_actors::runs::render::record(
+    let u2 = serde_json::to_value(rho_actors::runs::render::record(
         &learn(observed("u-2", Execution::Unknown, None)).await,
         false,
-    );
+    ))
+    .unwrap();
     assert_eq!(u2["lostWithHost"], false, "{u2}");
     accept("u-3").await.unwrap();
     // u-2 (unknown) and u-3 (sending) hold both slots.
