@@ -38,3 +38,4 @@ mod serve;
 mod service;
 mod support;
 mod tidy;
+mod ui;

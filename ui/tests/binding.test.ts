@@ -123,6 +123,14 @@ describe("the binding's paths", () => {
     expect(stringOf(c.apply(textOf("a😀b")))).toBe("a😁b");
   });
 
+  it("a pure insertion is placed at the start of what it repeats", () => {
+    const c = diff("# Fits\nx", "# Agent\n# Fits\nx");
+    const parts: [number, number, string][] = [];
+    c.iterChanges((fa, ta, _fb, _tb, ins) => parts.push([fa, ta, ins.toString()]));
+    expect(parts).toEqual([[0, 0, "# Agent\n"]]);
+    expect(stringOf(diff("ab😀", "ab😀c😀").apply(textOf("ab😀")))).toBe("ab😀c😀");
+  });
+
   it("stale: a foreign edit first, then ours is rebased and sent under a new changeId", async () => {
     const buf = new FakeBuffer("hello world");
     const { b, ed } = client(buf, "local", () => 0);
@@ -207,5 +215,14 @@ describe("the binding's paths", () => {
     const b = new Binding(conflicting, { version: 1, text: "x", dirty: true }, { burstMs: 1 });
     const out = await b.save();
     expect(out).toEqual({ saved: false, conflict: expect.stringContaining("changed on disk"), diskDigest: digest });
+  });
+});
+
+describe("authors", () => {
+  it("the newest author is the highest version, whatever the list's order", async () => {
+    const { newest } = await import("../src/sync/binding");
+    const at = (version: number, principal: string) => ({ version, principal, time: "" });
+    expect(newest([at(3, "local"), at(5, "agent:claude"), at(4, "local")])).toBe("agent:claude");
+    expect(newest([])).toBeNull();
   });
 });

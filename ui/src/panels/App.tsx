@@ -36,8 +36,8 @@ function AccessScreen({ problem }: { problem: string }) {
       <p role="alert">{problem}</p>
       <ul>
         <li>
-          On the computer that runs Rho, open the address <code>rho</code> printed at start (for example{" "}
-          <code>http://127.0.0.1:PORT/</code>) in a browser of the same user: that needs no link or code.
+          On the computer that runs Rho, open the address <code>rho</code> printed at start (<code>{window.location.origin}/</code>)
+          in a browser of the same user: that needs no link or code.
         </li>
         <li>
           For a narrower or expiring tab, run <code>rho --pair CONNECTION_FILE</code> and open the new link within five minutes;

@@ -85,6 +85,7 @@ export function Layout({ panels, active, onActive, onClose }: { panels: PanelSpe
 function Docked({ panels, active, onActive, onClose }: { panels: PanelSpec[]; active: string; onActive: (id: string) => void; onClose: (id: string) => void }) {
   const [api, setApi] = useState<DockviewApi | null>(null);
   const handlers = useRef({ onActive, onClose });
+  const sized = useRef(false);
   handlers.current = { onActive, onClose };
 
   useEffect(() => {
@@ -105,7 +106,12 @@ function Docked({ panels, active, onActive, onClose }: { panels: PanelSpec[]; ac
         position: first ? { referencePanel: first.id, direction: "within" } : api.getPanel("projects") ? { referencePanel: "projects", direction: "right" } : undefined,
         inactive: p.id !== active,
       });
-      if (p.id === "projects") api.getGroup(api.getPanel("projects")?.group.id ?? "")?.api.setSize({ width: 320 });
+    }
+    // The files column stays narrow once the editors have a group of their own.
+    const projects = api.getPanel("projects");
+    if (projects && api.groups.length > 1 && !sized.current) {
+      projects.group.api.setSize({ width: 340 });
+      sized.current = true;
     }
     for (const x of [...api.panels]) if (!panels.some((p) => p.id === x.id)) x.api.close();
   }, [api, panels, active]);

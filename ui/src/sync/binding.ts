@@ -94,7 +94,7 @@ export class Binding {
       dirty: initial.dirty,
       unsent: false,
       offline: false,
-      lastAuthor: initial.authors?.[0]?.principal ?? null,
+      lastAuthor: newest(initial.authors ?? []),
       problem: null,
     };
   }
@@ -280,13 +280,13 @@ export class Binding {
       this.pending = l ? l.map(r, true) : null;
       this.base = textOf(whole.text);
       this.confirmed = whole.version;
-      if (!shown.empty) this.surface?.applyRemote(shown, author ?? whole.authors[0]?.principal ?? null);
+      if (!shown.empty) this.surface?.applyRemote(shown, author ?? newest(whole.authors));
     }
     this.announced = Math.max(this.announced, whole.version);
     this.update({
       version: whole.version,
       dirty: whole.dirty || this.pending !== null,
-      lastAuthor: whole.authors[0]?.principal ?? this.status.lastAuthor,
+      lastAuthor: newest(whole.authors) ?? this.status.lastAuthor,
     });
     if (this.pending) this.arm(this.burstMs);
   }
@@ -315,6 +315,13 @@ export class Binding {
     this.status = { ...this.status, ...change };
     this.surface?.changed(this.status);
   }
+}
+
+/** The author of the newest transaction `document.read` lists (its order is not relied on). */
+export function newest(authors: AuthorOut[]): string | null {
+  let best: AuthorOut | null = null;
+  for (const a of authors) if (!best || a.version > best.version) best = a;
+  return best?.principal ?? null;
 }
 
 /** The disk's digest named by a save `conflict` (its details, else the message's "disk now"). */

@@ -41,5 +41,17 @@ export function diff(a: string, b: string): ChangeSet {
   let s = 0;
   while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;
   if (s > 0 && a.length - s > 0 && isLow(a.charCodeAt(a.length - s)) && isHigh(a.charCodeAt(a.length - s - 1))) s--;
-  return change(a.length, p, a.length - s, b.slice(p, b.length - s));
+  let insert = b.slice(p, b.length - s);
+  // A pure insertion is ambiguous where its text repeats what precedes it: slide it left, so
+  // "x\n" put before a line that starts like it is seen (and marked) at the line's start.
+  if (p === a.length - s) {
+    while (p > 0 && insert.length > 0 && a.charCodeAt(p - 1) === insert.charCodeAt(insert.length - 1)) {
+      const c = a.charCodeAt(p - 1);
+      if (isHigh(c) || isLow(c)) break;
+      insert = a[p - 1] + insert.slice(0, -1);
+      p--;
+      s++;
+    }
+  }
+  return change(a.length, p, a.length - s, insert);
 }
