@@ -1,5 +1,6 @@
 //! The browser app (issue 14): `rho` serves the committed bundle with its headers, `/status` says who a tab is,
-//! and the app works end to end in Debian's Chromium (typing, a live Agent edit, axe, 390 px, the access screen).
+//! and the app works end to end in Debian's Chromium (typing, a live Agent edit, shared undo, save and its
+//! conflict, axe, 390 px, the access screen).
 
 use crate::support::{http_raw, mcp, Env};
 use serde_json::Value;
@@ -135,6 +136,7 @@ fn the_app_in_chromium_types_shows_a_live_agent_edit_and_passes_axe() {
         .env("RHO_PROJECT_ID", &env.project)
         .env("RHO_AGENT_TOKEN", &token)
         .env("RHO_FILE", "analysis.R")
+        .env("RHO_PROJECT_DIR", &env.dir)
         .env("RHO_ARTIFACTS", &artifacts)
         .output()
         .unwrap();
@@ -160,10 +162,16 @@ fn the_app_in_chromium_types_shows_a_live_agent_edit_and_passes_axe() {
         serde_json::json!({"documentId": id}),
     );
     let text = read["value"]["text"].as_str().unwrap();
-    assert!(text.starts_with("# the Agent was here\n# Fits"), "{text}");
+    // The Agent's line was undone (shared undo) and the person's lines were saved to disk.
+    assert!(text.starts_with("# Fits"), "{text}");
     assert!(text.contains("\r\nfit <- lm"), "{text}");
     assert!(
-        text.ends_with("\n# typed by the person \u{1F600}"),
+        text.ends_with("\n# typed by the person \u{1F600}\n# after the outside change"),
         "{text}"
+    );
+    let disk = std::fs::read_to_string(env.dir.join("analysis.R")).unwrap();
+    assert_eq!(
+        disk, text,
+        "the overwrite saved the buffer over the outside change"
     );
 }

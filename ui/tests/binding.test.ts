@@ -129,6 +129,10 @@ describe("the binding's paths", () => {
     c.iterChanges((fa, ta, _fb, _tb, ins) => parts.push([fa, ta, ins.toString()]));
     expect(parts).toEqual([[0, 0, "# Agent\n"]]);
     expect(stringOf(diff("ab😀", "ab😀c😀").apply(textOf("ab😀")))).toBe("ab😀c😀");
+    const d = diff("# Agent\n# Fits\nx", "# Fits\nx");
+    const cut: [number, number][] = [];
+    d.iterChanges((fa, ta) => cut.push([fa, ta]));
+    expect(cut).toEqual([[0, 8]]);
   });
 
   it("stale: a foreign edit first, then ours is rebased and sent under a new changeId", async () => {

@@ -2,9 +2,10 @@
 //
 // Run by tests/it/ui.rs with the pinned Node. Environment: RHO_URL (http://127.0.0.1:PORT),
 // RHO_PROJECT_ID, RHO_AGENT_TOKEN (a real grant's bearer), RHO_FILE (the script to edit),
+// RHO_PROJECT_DIR (its folder, to check saves and change the file behind Rho's back),
 // RHO_ARTIFACTS (screenshots go there). Prints one JSON line of facts; exits 1 on any failure.
 import AxeBuilder from "@axe-core/playwright";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 
@@ -13,6 +14,7 @@ const projectId = need("RHO_PROJECT_ID");
 const token = need("RHO_AGENT_TOKEN");
 const file = need("RHO_FILE");
 const artifacts = need("RHO_ARTIFACTS");
+const projectDir = need("RHO_PROJECT_DIR");
 mkdirSync(artifacts, { recursive: true });
 
 function need(name) {
@@ -135,6 +137,57 @@ try {
   await axe(page, "1600");
   await noOverflow(page, "1600");
   await page.screenshot({ path: join(artifacts, "app-1600x900.png") });
+
+  // F6 moves between the regions (header, the dockview groups).
+  await page.keyboard.press("F6");
+  const first = await page.evaluate(() => document.activeElement?.closest("[data-region], .dv-groupview")?.className ?? null);
+  await page.keyboard.press("F6");
+  const second = await page.evaluate(() => document.activeElement?.closest("[data-region], .dv-groupview")?.className ?? null);
+  check(first !== null && second !== null, "F6 lands in a region");
+  const regions = await page.evaluate(() => document.querySelectorAll("[data-region], .dv-groupview").length);
+  facts.f6_regions = regions;
+
+  // Shared undo: Ctrl+Z reverts the newest change of any author (the Agent's) and says whose.
+  await content.click();
+  await page.keyboard.press("Control+z");
+  await until("undo reverts the Agent's line", async () => !(await content.textContent()).includes("# the Agent was here"));
+  await until("undo says whose change it reverted", async () => (await page.locator(".note").textContent().catch(() => "")).includes("agent:claude-code"));
+  check(!(await serverText()).includes("# the Agent was here"), "the service's buffer lost the Agent's line too");
+
+  // Save: the disk gets the buffer.
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await until("the save is acknowledged", async () => (await page.locator(".note").textContent().catch(() => "")).startsWith("Saved version"));
+  check(readFileSync(join(projectDir, file), "utf8") === (await serverText()), "the saved file is the buffer");
+
+  // A save over a file changed behind Rho's back is a conflict with an explicit overwrite choice.
+  writeFileSync(join(projectDir, file), "changed outside Rho\n");
+  await content.click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n# after the outside change");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  const conflict = page.locator(".conflict");
+  await conflict.waitFor({ timeout: 10000 });
+  check((await conflict.textContent()).includes("changed on disk"), "the conflict says the disk changed");
+  await page.screenshot({ path: join(artifacts, "save-conflict-1600x900.png") });
+  await page.getByRole("button", { name: "Overwrite the file on disk" }).click();
+  await until("the overwrite is saved", async () => (await page.locator(".note").textContent().catch(() => "")).startsWith("Saved version"));
+  check(readFileSync(join(projectDir, file), "utf8") === (await serverText()), "the overwrite wrote the buffer");
+
+  // The project view's first render, warm (median of 5 reloads): the files list and the editor's text,
+  // against a debug `rho`.
+  const loads = [];
+  for (let i = 0; i < 5; i++) {
+    const start = Date.now();
+    await page.reload();
+    await page.getByRole("button", { name: /^analysis\.R/ }).waitFor();
+    await content.waitFor();
+    loads.push(Date.now() - start);
+  }
+  loads.sort((x, y) => x - y);
+  facts.first_render_ms = loads;
+  facts.first_render_median_ms = loads[2];
+  // Measured, not yet enforced: the 500 ms budget is not met (decision 0401 has the figures).
+  facts.first_render_budget_met = loads[2] < 500;
 
   // A phone-sized window: one tab strip, no horizontal overflow, still accessible.
   await page.setViewportSize({ width: 390, height: 844 });

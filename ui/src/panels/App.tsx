@@ -9,8 +9,10 @@ import { documentChanged, resyncAll } from "./documents";
 import { Layout, useF6, type PanelSpec } from "./Layout";
 import { ProjectsPanel } from "./Projects";
 
-// CodeMirror loads with the first editor, outside the initial bundle.
-const EditorPanel = lazy(() => import("./Editor").then((m) => ({ default: m.EditorPanel })));
+// CodeMirror is outside the initial bundle; its chunk starts loading at once, in parallel with
+// the first calls, and the first editor waits for it.
+const editorChunk = import("./Editor");
+const EditorPanel = lazy(() => editorChunk.then((m) => ({ default: m.EditorPanel })));
 
 const LAST_PROJECT = "rho.project";
 const layoutKey = (projectId: string) => `rho.layout.${projectId}`;
@@ -66,12 +68,15 @@ export function App() {
   }, []);
 
   useEffect(() => {
+    // Who the tab is and the projects, in parallel (a refusal of either is the access screen).
+    const list = refresh();
+    list.catch(() => undefined);
     whoami()
       .then(async (w) => {
         setMe(w);
-        const list = await refresh();
+        const projects = await list;
         const remembered = localStorage.getItem(LAST_PROJECT);
-        const usable = list.filter((p) => p.available);
+        const usable = projects.filter((p) => p.available);
         const first = usable.find((p) => p.id === remembered) ?? usable.find((p) => p.name === "example") ?? usable[0];
         if (first) setSelected(first.id);
       })

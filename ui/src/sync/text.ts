@@ -42,9 +42,16 @@ export function diff(a: string, b: string): ChangeSet {
   while (s < n - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;
   if (s > 0 && a.length - s > 0 && isLow(a.charCodeAt(a.length - s)) && isHigh(a.charCodeAt(a.length - s - 1))) s--;
   let insert = b.slice(p, b.length - s);
-  // A pure insertion is ambiguous where its text repeats what precedes it: slide it left, so
-  // "x\n" put before a line that starts like it is seen (and marked) at the line's start.
-  if (p === a.length - s) {
+  const plain = (c: number) => !isHigh(c) && !isLow(c);
+  // A pure insertion or deletion is ambiguous where its text repeats what precedes it: slide it
+  // left, so a line put before (or taken from before) a line that starts like it is seen, and
+  // marked, at the line's start.
+  if (insert.length === 0) {
+    while (p > 0 && a.length - s > p && a.charCodeAt(p - 1) === a.charCodeAt(a.length - s - 1) && plain(a.charCodeAt(p - 1))) {
+      p--;
+      s++;
+    }
+  } else if (p === a.length - s) {
     while (p > 0 && insert.length > 0 && a.charCodeAt(p - 1) === insert.charCodeAt(insert.length - 1)) {
       const c = a.charCodeAt(p - 1);
       if (isHigh(c) || isLow(c)) break;
