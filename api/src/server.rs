@@ -3,7 +3,7 @@
 use crate::access;
 use crate::envelope::{code_for_status, new_request_id, ApiError, Code};
 use crate::state::AppState;
-use crate::{ops, pair, peer, sse, status};
+use crate::{ops, pair, peer, sse, status, ui};
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
 use actix_web::http::{header, StatusCode};
@@ -36,7 +36,17 @@ pub fn serve(listener: TcpListener, mut state: AppState) -> std::io::Result<Serv
 /// Every route of the edge.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/")
+        web::resource(["/", "/p/{tail:.*}"])
+            .route(web::get().to(ui::index))
+            .default_service(web::to(|| async { method_not_allowed("GET") })),
+    )
+    .service(
+        web::resource("/assets/{name:.*}")
+            .route(web::get().to(ui::asset))
+            .default_service(web::to(|| async { method_not_allowed("GET") })),
+    )
+    .service(
+        web::resource("/status")
             .route(web::get().to(status::page))
             .default_service(web::to(|| async { method_not_allowed("GET") })),
     )

@@ -1,12 +1,40 @@
-//! `GET /`: a small self-contained status page (service, projects, owners, limits) until the browser app lands.
+//! `GET /status`: a small self-contained status page (service, projects, owners, limits), and as JSON who the tab is.
 
-use crate::access;
-use crate::envelope::{new_request_id, ApiError};
+use crate::access::{self, Caller, Scope};
+use crate::envelope::{json_response, new_request_id, ok_bytes, ApiError};
 use crate::state::AppState;
 use actix_web::http::header;
+use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use rho_actors::contract::CallerKind;
 use serde_json::Value;
+
+/// Whether the request asks for JSON (the browser app's "who am I").
+fn wants_json(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"))
+}
+
+/// Who the tab is, in the envelope: `{principal, kind, folder, version}` (`folder` is the one
+/// folder a paired tab may reach, `null` for all projects).
+pub fn whoami(caller: &Caller, version: &str) -> Value {
+    let kind = match caller.kind {
+        CallerKind::Paired => "paired",
+        _ => "local",
+    };
+    let folder = match &caller.scope {
+        Scope::Folder(f) => Value::String(f.display().to_string()),
+        _ => Value::Null,
+    };
+    serde_json::json!({
+        "principal": caller.principal.to_string(),
+        "kind": kind,
+        "folder": folder,
+        "version": version,
+    })
+}
 
 /// The route handler: the local browser and paired tabs only.
 pub(crate) async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpResponse {
@@ -17,6 +45,10 @@ pub(crate) async fn page(req: HttpRequest, state: web::Data<AppState>) -> HttpRe
     if !matches!(caller.kind, CallerKind::Local | CallerKind::Paired) {
         return ApiError::forbidden("the status page is for the browser on this machine")
             .to_response(&new_request_id());
+    }
+    if wants_json(&req) {
+        let value = whoami(&caller, &state.version).to_string();
+        return json_response(StatusCode::OK, ok_bytes(value.as_bytes()));
     }
     let facts = (state.status)();
     let limits = serde_json::to_value(&*state.limits).unwrap_or(Value::Null);
@@ -77,7 +109,7 @@ pub fn render(version: &str, principal: &str, facts: &Value, limits: &Value) -> 
 <style>body{{font:15px/1.4 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}\
 pre{{background:#f4f4f4;padding:.5rem;overflow:auto;max-height:24rem}}</style></head>\n<body>\n\
 <h1>Rho {v} is running</h1>\n\
-<p><strong>The browser app is not built yet.</strong> This page only shows the service's state. \
+<p><strong>The browser app is at <a href=\"/\">/</a>.</strong> This page only shows the service's state. \
 Programs use the <code>/api/v2</code> contract with the connection file.</p>\n\
 <p>You are <code>{p}</code>.</p>\n{sections}</body></html>\n",
         v = escape(version),
@@ -91,14 +123,14 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn facts_are_escaped_and_the_page_says_the_app_is_not_built() {
+    fn facts_are_escaped_and_the_page_points_to_the_app() {
         let html = render(
             "0.1.0",
             "local",
             &json!({"projects": [{"name": "<script>alert(1)</script>"}]}),
             &json!({"maxQueue": 32}),
         );
-        assert!(html.contains("not built yet"));
+        assert!(html.contains("The browser app is at <a href=\"/\">/</a>"));
         assert!(!html.contains("<script>"));
         assert!(html.contains("&lt;script&gt;"));
         assert!(html.contains("maxQueue"));

@@ -40,3 +40,4 @@ mod serve;
 mod service;
 mod support;
 mod tidy;
+mod ui;

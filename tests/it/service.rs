@@ -339,13 +339,13 @@ fn pairing_links_come_from_the_cli_and_work_once() {
 }
 
 #[test]
-fn the_status_page_says_the_browser_app_is_not_built_yet() {
+fn the_status_page_points_to_the_browser_app() {
     let root = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let s = start_with(root.path(), state.path(), &[], &[]);
-    let (status, head, body) = support::http_raw(s.port(), "GET", "/", None, &[], "");
+    let (status, head, body) = support::http_raw(s.port(), "GET", "/status", None, &[], "");
     assert_eq!(status, 200, "{head}");
     let page = String::from_utf8_lossy(&body);
-    assert!(page.contains("not built yet"), "{page}");
+    assert!(page.contains("The browser app is at"), "{page}");
     assert_eq!(s.terminate(), Some(0));
 }

@@ -99,7 +99,7 @@ fn origin_must_be_the_service_itself_and_cross_site_is_refused() {
             &[&format!("Sec-Fetch-Site: {site}")],
         );
         assert_eq!((r.status, r.code()), (403, "forbidden".into()), "{site}");
-        let r = s.get("/", &[&format!("Sec-Fetch-Site: {site}")]);
+        let r = s.get("/status", &[&format!("Sec-Fetch-Site: {site}")]);
         assert_eq!(r.status, 403);
     }
 }
@@ -128,7 +128,7 @@ fn operator_token_valid_wrong_stale_and_never_local() {
         assert!(!r.body.contains(OPERATOR), "{}", r.body);
     }
     // The operator may not open the browser's status page.
-    let r = s.get("/", &[&format!("Authorization: Bearer {OPERATOR}")]);
+    let r = s.get("/status", &[&format!("Authorization: Bearer {OPERATOR}")]);
     assert_eq!(r.code(), "forbidden");
 }
 
@@ -155,7 +155,7 @@ fn service_uid_mismatch_is_unauthorized_without_credentials() {
     let s = start_with(|c| c.service_uid = Some(own_uid().wrapping_add(1)));
     let r = s.post("toy.echo", r#"{"name":"a"}"#, &[]);
     assert_eq!((r.status, r.code()), (401, "unauthorized".into()));
-    assert_eq!(s.get("/", &[]).status, 401);
+    assert_eq!(s.get("/status", &[]).status, 401);
     let r = s.post(
         "toy.echo",
         r#"{"name":"a"}"#,

@@ -133,11 +133,11 @@ fn the_contract_header_must_name_the_current_contract() {
 #[test]
 fn status_page_for_the_local_browser() {
     let s = start();
-    let r = s.get("/", &[]);
+    let r = s.get("/status", &[]);
     assert_eq!(r.status, 200);
     assert!(r.header("content-type").unwrap().starts_with("text/html"));
     assert!(
-        r.body.contains("not built yet")
+        r.body.contains("The browser app is at")
             && r.body.contains("example")
             && r.body.contains("maxQueue")
     );

@@ -26,7 +26,7 @@ fn a_pairing_link_is_single_use_and_gives_a_scoped_cookie() {
         r.json()["value"]["principal"],
         format!("paired:{}", link.id)
     );
-    assert_eq!(s.get("/", &[&cookie_header]).status, 200);
+    assert_eq!(s.get("/status", &[&cookie_header]).status, 200);
     // A wrong cookie never falls back to local; nor does a cookie plus a token.
     let r = s.post("toy.echo", r#"{"name":"a"}"#, &["Cookie: rho_pair=forged"]);
     assert_eq!((r.status, r.code()), (401, "unauthorized".into()));

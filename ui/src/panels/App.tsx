@@ -1,0 +1,192 @@
+//! The app shell: who this tab is (or the access screen), the live stream, the projects and the open editors.
+
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { call, whoami } from "../api/client";
+import { ApiError } from "../api/errors";
+import { LiveEvents } from "../api/events";
+import type { ProjectListing, Whoami } from "../api/types";
+import { documentChanged, resyncAll } from "./documents";
+import { Layout, useF6, type PanelSpec } from "./Layout";
+import { ProjectsPanel } from "./Projects";
+
+// CodeMirror is outside the initial bundle; its chunk starts loading at once, in parallel with
+// the first calls, and the first editor waits for it.
+const editorChunk = import("./Editor");
+const EditorPanel = lazy(() => editorChunk.then((m) => ({ default: m.EditorPanel })));
+
+const LAST_PROJECT = "rho.project";
+const layoutKey = (projectId: string) => `rho.layout.${projectId}`;
+
+interface Saved {
+  files: string[];
+  active: string;
+}
+
+function load(projectId: string): Saved | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(layoutKey(projectId)) ?? "null") as Saved | null;
+    return v && Array.isArray(v.files) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function AccessScreen({ problem }: { problem: string }) {
+  return (
+    <main className="access" data-region="main">
+      <h1>This tab has no access to Rho</h1>
+      <p role="alert">{problem}</p>
+      <ul>
+        <li>
+          On the computer that runs Rho, open the address <code>rho</code> printed at start (<code>{window.location.origin}/</code>)
+          in a browser of the same user: that needs no link or code.
+        </li>
+        <li>
+          For a narrower or expiring tab, run <code>rho --pair CONNECTION_FILE</code> and open the new link within five minutes;
+          each link works once. An old link or cookie never widens access: close this tab and open the new link.
+        </li>
+      </ul>
+    </main>
+  );
+}
+
+export function App() {
+  const [me, setMe] = useState<Whoami | null>(null);
+  const [denied, setDenied] = useState<string | null>(null);
+  const [projects, setProjects] = useState<ProjectListing[] | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [files, setFiles] = useState<string[]>([]);
+  const [active, setActive] = useState("projects");
+  const [live, setLive] = useState(false);
+  const [revision, setRevision] = useState(0);
+  useF6();
+
+  const refresh = useCallback(async () => {
+    const r = await call("project.list", {});
+    setProjects(r.projects);
+    return r.projects;
+  }, []);
+
+  useEffect(() => {
+    // Who the tab is and the projects, in parallel (a refusal of either is the access screen).
+    const list = refresh();
+    list.catch(() => undefined);
+    whoami()
+      .then(async (w) => {
+        setMe(w);
+        const projects = await list;
+        const remembered = localStorage.getItem(LAST_PROJECT);
+        const usable = projects.filter((p) => p.available);
+        const first = usable.find((p) => p.id === remembered) ?? usable.find((p) => p.name === "example") ?? usable[0];
+        if (first) setSelected(first.id);
+      })
+      .catch((e: unknown) => {
+        if (e instanceof ApiError && (e.code === "unauthorized" || e.code === "forbidden")) setDenied(e.message);
+        else setDenied(`Rho did not answer: ${e instanceof Error ? e.message : String(e)}`);
+      });
+  }, [refresh]);
+
+  // A project's layout: remembered in this browser, or on a first visit its top-level script.
+  useEffect(() => {
+    if (!selected) return;
+    localStorage.setItem(LAST_PROJECT, selected);
+    const saved = load(selected);
+    if (saved) {
+      setFiles(saved.files);
+      setActive(saved.active);
+      return;
+    }
+    setFiles([]);
+    setActive("projects");
+    call("project.entries", { projectId: selected }).then(
+      (r) => {
+        const script = r.entries.find((e) => e.kind !== "directory" && /\.(r|py)$/i.test(e.name));
+        if (script) {
+          setFiles([script.path]);
+          setActive(`file:${script.path}`);
+        }
+      },
+      () => undefined,
+    );
+  }, [selected]);
+
+  useEffect(() => {
+    if (selected) localStorage.setItem(layoutKey(selected), JSON.stringify({ files, active }));
+  }, [selected, files, active]);
+
+  useEffect(() => {
+    if (!selected) return;
+    const events = new LiveEvents(
+      selected,
+      (kind, data) => {
+        if (kind === "document.changed") documentChanged(data);
+        if (kind === "resource.changed" || kind === "project.changed") setRevision((r) => r + 1);
+      },
+      async () => {
+        await resyncAll();
+        setRevision((r) => r + 1);
+      },
+      setLive,
+    );
+    events.start().catch(() => setLive(false));
+    return () => events.stop();
+  }, [selected]);
+
+  const openFile = useCallback((path: string) => {
+    setFiles((f) => (f.includes(path) ? f : [...f, path]));
+    setActive(`file:${path}`);
+  }, []);
+
+  const close = useCallback((id: string) => {
+    if (!id.startsWith("file:")) return;
+    setFiles((f) => f.filter((p) => `file:${p}` !== id));
+    setActive((a) => (a === id ? "projects" : a));
+  }, []);
+
+  const project = projects?.find((p) => p.id === selected) ?? null;
+  const panels: PanelSpec[] = useMemo(() => {
+    const list: PanelSpec[] = [
+      {
+        id: "projects",
+        title: "Projects",
+        render: () => (
+          <ProjectsPanel projects={projects} selected={selected} onSelect={setSelected} onRefresh={async () => void (await refresh())} onOpenFile={openFile} revision={revision} />
+        ),
+      },
+    ];
+    if (selected) {
+      for (const path of files) {
+        list.push({
+          id: `file:${path}`,
+          title: path.split("/").pop() ?? path,
+          render: () => (
+            <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
+              <EditorPanel key={`${selected}:${path}`} projectId={selected} path={path} />
+            </Suspense>
+          ),
+        });
+      }
+    }
+    return list;
+  }, [projects, selected, files, refresh, openFile, revision]);
+
+  if (denied) return <AccessScreen problem={denied} />;
+  if (!me) return <p className="loading">Connecting to Rho…</p>;
+  return (
+    <div className="app">
+      <header data-region="header">
+        <h1>Rho</h1>
+        <span className="project">{project ? project.name : "No project open"}</span>
+        <span className="who" data-testid="who">
+          {me.kind === "local" ? "Local browser (this computer's user), all projects" : `Paired tab, ${me.folder ? `folder ${me.folder} only` : "all projects"}`}
+        </span>
+        <span className={live ? "live on" : "live"} role="status">
+          {live ? "Live" : "Reconnecting…"}
+        </span>
+      </header>
+      <main data-region="main" aria-label="Workspace">
+        <Layout panels={panels} active={active} onActive={setActive} onClose={close} />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+//! The Editor panel (`rho.editor`): CodeMirror 6 on a shared buffer through the binding; shared undo, save and the conflict choice.
+
+import { defaultKeymap } from "@codemirror/commands";
+import { Annotation, EditorState, Transaction } from "@codemirror/state";
+import { EditorView, keymap, lineNumbers } from "@codemirror/view";
+import { useEffect, useRef, useState } from "react";
+import type { BindingStatus } from "../sync/binding";
+import { openDocument, type OpenDoc } from "./documents";
+import { languageFor } from "./highlight";
+import { authorMarks, marksFor } from "./marks";
+
+const Remote = Annotation.define<boolean>();
+
+export interface EditorParams {
+  projectId: string;
+  path: string;
+}
+
+function describe(s: BindingStatus | null): string {
+  if (!s) return "Opening…";
+  const parts = [`Version ${s.version}`];
+  if (s.offline) parts.push("the service is not answering; your changes wait and will be resent");
+  else if (s.unsent) parts.push("sending…");
+  else parts.push(s.dirty ? "unsaved changes" : "saved");
+  if (s.lastAuthor) parts.push(`last change by ${s.lastAuthor}`);
+  return parts.join(" · ");
+}
+
+export function EditorPanel({ projectId, path }: EditorParams) {
+  const host = useRef<HTMLDivElement>(null);
+  const [doc, setDoc] = useState<OpenDoc | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState<BindingStatus | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<{ message: string; digest: string | null } | null>(null);
+
+  useEffect(() => {
+    let live = true;
+    openDocument(projectId, path).then(
+      (d) => live && setDoc(d),
+      (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [projectId, path]);
+
+  const save = async (baseDigest: string | null = null) => {
+    if (!doc) return;
+    setNote("Saving…");
+    try {
+      const out = await doc.binding.save(baseDigest);
+      if (out.saved) {
+        setConflict(null);
+        setNote(`Saved version ${out.version}.`);
+      } else {
+        setConflict({ message: out.conflict, digest: out.diskDigest });
+        setNote(null);
+      }
+    } catch (e) {
+      setNote(`Not saved: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
+  const undo = async () => {
+    if (!doc) return;
+    const whose = await doc.binding.undo();
+    setNote(whose ? `Undid the newest change, by ${whose}.` : "Undid the newest change.");
+  };
+
+  const actions = useRef({ save, undo });
+  actions.current = { save, undo };
+
+  useEffect(() => {
+    if (!doc || !host.current) return;
+    const b = doc.binding;
+    const view = new EditorView({
+      parent: host.current,
+      state: EditorState.create({
+        doc: b.text(),
+        extensions: [
+          EditorState.lineSeparator.of("\n"),
+          lineNumbers(),
+          authorMarks,
+          languageFor(path),
+          EditorView.lineWrapping,
+          EditorView.contentAttributes.of({ "aria-label": `Editor: ${path}` }),
+          keymap.of([
+            { key: "Mod-z", run: () => (void actions.current.undo(), true) },
+            { key: "Mod-Shift-z", run: () => true },
+            { key: "Mod-y", run: () => true },
+            { key: "Mod-s", run: () => (void actions.current.save(), true) },
+            ...defaultKeymap,
+          ]),
+          EditorView.updateListener.of((u) => {
+            for (const tr of u.transactions) {
+              if (tr.docChanged && !tr.annotation(Remote)) b.local(tr.changes);
+            }
+          }),
+        ],
+      }),
+    });
+    b.attach({
+      applyRemote(changes, author) {
+        const foreign = author !== null && author !== "local" && !author.startsWith("paired:");
+        view.dispatch({
+          changes,
+          annotations: [Remote.of(true), Transaction.addToHistory.of(false)],
+          effects: foreign ? [marksFor(changes, author)] : [],
+        });
+      },
+      composing: () => view.composing,
+      changed: setStatus,
+    });
+    return () => {
+      b.attach(null);
+      view.destroy();
+    };
+  }, [doc, path]);
+
+  if (error) {
+    return (
+      <div className="panel-body" role="alert">
+        Could not open {path}: {error}
+      </div>
+    );
+  }
+  return (
+    <div className="editor-panel">
+      <div className="toolbar">
+        <button type="button" onClick={() => void save()} disabled={!doc}>
+          Save
+        </button>
+        <button type="button" onClick={() => void undo()} disabled={!doc} title="Reverts the newest change of any author (Ctrl+Z)">
+          Undo newest change
+        </button>
+        <span className="status" role="status" data-testid="editor-status">
+          {describe(status)}
+        </span>
+      </div>
+      {status?.problem && (
+        <p className="problem" role="alert">
+          Refused: {status.problem}
+        </p>
+      )}
+      {conflict && (
+        <div className="conflict" role="alert">
+          <p>The file changed on disk since it was opened or saved. Saving now would replace the disk's version.</p>
+          <button type="button" onClick={() => void save(conflict.digest)} disabled={!conflict.digest}>
+            Overwrite the file on disk
+          </button>
+          <button type="button" onClick={() => setConflict(null)}>
+            Keep editing, do not save
+          </button>
+        </div>
+      )}
+      {note && <p className="note">{note}</p>}
+      <div className="cm-host" ref={host} data-testid="editor" />
+    </div>
+  );
+}

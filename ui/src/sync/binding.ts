@@ -1,0 +1,333 @@
+//! The DOM-free buffer binding: one editor's text kept equal to a shared buffer by conditional edits, one in flight.
+//!
+//! `base` is the service's text at `confirmed`; the editor shows base + inflight + pending. Local
+//! changes gather into `pending` and leave as one `document.edit` per burst (~300 ms, never while
+//! an IME composes). A foreign version is read whole and diffed against `base` (until
+//! `document.changed` carries the edit): R is shown as `R.map(L)` and L becomes `L.map(R, true)`.
+//! `stale` rebases and resends under a new changeId; a lost reply resends the same body and
+//! changeId; a hard refusal reverts the local change by its inverse. Every step that talks to the
+//! service runs in one queue, so events that arrive during an edit wait for its reply.
+
+import { ChangeSet, Text } from "@codemirror/state";
+import { ApiError, isRetryable } from "../api/errors";
+import type { AuthorOut, EditSpec, ReadReply, SaveReply, UtfRange, VersionReply } from "../api/types";
+import { readWhole } from "./reader";
+import { diff, editsOf, stringOf, textOf } from "./text";
+
+export interface EditBody {
+  expectedVersion: number;
+  changeId: string;
+  edits: EditSpec[];
+}
+
+/** The service calls of one buffer (project and document ids already bound). */
+export interface Transport {
+  edit(body: EditBody): Promise<VersionReply>;
+  undo(body: { expectedVersion: number; changeId: string }): Promise<VersionReply>;
+  read(range: UtfRange | null, version: number | null): Promise<ReadReply>;
+  save(body: { expectedVersion: number; changeId: string; baseDigest?: string | null }): Promise<SaveReply>;
+}
+
+/** What the binding shows: the editor applies foreign changes; the status line reads the rest. */
+export interface Surface {
+  /** Apply `changes` (over the editor's current text) outside the local undo history. */
+  applyRemote(changes: ChangeSet, author: string | null): void;
+  /** True while an input method composes (nothing is sent then). */
+  composing(): boolean;
+  /** Something the person should know changed (status, dirty, last author, a refusal). */
+  changed(status: BindingStatus): void;
+}
+
+export interface BindingStatus {
+  version: number;
+  dirty: boolean;
+  /** Local changes not yet acknowledged. */
+  unsent: boolean;
+  /** True while a call waits for an answer that did not come (the service is unreachable). */
+  offline: boolean;
+  lastAuthor: string | null;
+  /** The latest refusal, in words. */
+  problem: string | null;
+}
+
+export type SaveOutcome = { saved: true; version: number } | { saved: false; conflict: string; diskDigest: string | null };
+
+export interface BindingOptions {
+  burstMs?: number;
+  newId?: () => string;
+  /** Waits between resends of a lost call: attempt -> ms. */
+  backoff?: (attempt: number) => number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class Binding {
+  private base: Text;
+  private confirmed: number;
+  private inflight: ChangeSet | null = null;
+  private pending: ChangeSet | null = null;
+  /** The newest version an event announced. */
+  private announced: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly burstMs: number;
+  private readonly newId: () => string;
+  private readonly backoff: (attempt: number) => number;
+  private status: BindingStatus;
+  private surface: Surface | null = null;
+  /** Every changeId this binding sent, with how many times (tests read it). */
+  readonly sent = new Map<string, number>();
+
+  constructor(
+    private readonly transport: Transport,
+    initial: { version: number; text: string; dirty: boolean; authors?: AuthorOut[] },
+    options: BindingOptions = {},
+  ) {
+    this.base = textOf(initial.text);
+    this.confirmed = initial.version;
+    this.announced = initial.version;
+    this.burstMs = options.burstMs ?? 300;
+    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.backoff = options.backoff ?? ((n) => Math.min(2000, 100 * 2 ** n));
+    this.status = {
+      version: initial.version,
+      dirty: initial.dirty,
+      unsent: false,
+      offline: false,
+      lastAuthor: newest(initial.authors ?? []),
+      problem: null,
+    };
+  }
+
+  /** Opens a binding on the buffer's current text. */
+  static async open(transport: Transport, options: BindingOptions = {}): Promise<Binding> {
+    const whole = await readWhole((r, v) => transport.read(r, v));
+    return new Binding(transport, whole, options);
+  }
+
+  attach(surface: Surface | null): void {
+    this.surface = surface;
+    if (surface) surface.changed(this.status);
+  }
+
+  /** The text the editor shows: base + inflight + pending. */
+  text(): string {
+    let t = this.base;
+    if (this.inflight) t = this.inflight.apply(t);
+    if (this.pending) t = this.pending.apply(t);
+    return stringOf(t);
+  }
+
+  get version(): number {
+    return this.confirmed;
+  }
+
+  get current(): BindingStatus {
+    return this.status;
+  }
+
+  /** A local change over the editor's current text (one editor transaction). */
+  local(changes: ChangeSet): void {
+    if (changes.empty) return;
+    this.pending = this.pending ? this.pending.compose(changes) : changes;
+    this.update({ unsent: true });
+    this.arm(this.burstMs);
+  }
+
+  /** A `document.changed` event. */
+  remote(version: number, author: string | null, dirty: boolean): void {
+    if (version >= this.confirmed) this.update({ dirty });
+    if (version <= this.announced) return;
+    this.announced = version;
+    if (author) this.update({ lastAuthor: author });
+    void this.run(() => this.catchUp(false, author));
+  }
+
+  /** After a gap or a reconnect: read the buffer again and rebase onto it. */
+  resync(): Promise<void> {
+    return this.run(() => this.catchUp(true, null));
+  }
+
+  /** Sends what is pending now and waits until nothing is in flight. */
+  async flush(): Promise<void> {
+    this.disarm();
+    await this.run(() => this.send());
+  }
+
+  /** `document.undo`: reverts the newest change of any author; answers whose it was. */
+  async undo(): Promise<string | null> {
+    await this.flush();
+    return this.run(async () => {
+      const whose = this.status.lastAuthor;
+      for (let tries = 0; tries < 3; tries++) {
+        try {
+          const r = await this.retrying(() => this.transport.undo({ expectedVersion: this.confirmed, changeId: this.newId() }));
+          this.announced = Math.max(this.announced, r.version);
+          await this.catchUp(true, null);
+          return whose;
+        } catch (e) {
+          if (e instanceof ApiError && e.code === "stale") {
+            await this.catchUp(true, null);
+            continue;
+          }
+          this.refused(e);
+          return null;
+        }
+      }
+      return null;
+    });
+  }
+
+  /** `document.save` of what the editor shows; `baseDigest` overwrites a changed disk by choice. */
+  async save(baseDigest: string | null = null): Promise<SaveOutcome> {
+    await this.flush();
+    return this.run(async (): Promise<SaveOutcome> => {
+      for (;;) {
+        try {
+          const r = await this.retrying(() =>
+            this.transport.save({ expectedVersion: this.confirmed, changeId: this.newId(), baseDigest }),
+          );
+          this.update({ dirty: false, problem: null });
+          return { saved: true, version: r.version };
+        } catch (e) {
+          if (e instanceof ApiError && e.code === "stale") {
+            await this.catchUp(true, null);
+            continue;
+          }
+          if (e instanceof ApiError && e.code === "conflict") {
+            return { saved: false, conflict: e.message, diskDigest: diskDigestOf(e) };
+          }
+          this.refused(e);
+          throw e;
+        }
+      }
+    });
+  }
+
+  // --- The queue's steps.
+
+  private run<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(step, step);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private arm(ms: number): void {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.surface?.composing()) return this.arm(100);
+      void this.run(() => this.send());
+    }, ms);
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Sends the pending changes as one edit; on `stale` catches up, rebases and sends again. */
+  private async send(): Promise<void> {
+    while (this.pending) {
+      const changes = this.pending;
+      this.pending = null;
+      this.inflight = changes;
+      const body: EditBody = { expectedVersion: this.confirmed, changeId: this.newId(), edits: editsOf(changes) };
+      try {
+        const r = await this.retrying(() => {
+          this.sent.set(body.changeId, (this.sent.get(body.changeId) ?? 0) + 1);
+          return this.transport.edit(body);
+        });
+        this.base = changes.apply(this.base);
+        this.inflight = null;
+        this.confirmed = r.version;
+        this.update({ version: r.version, dirty: true, unsent: this.pending !== null, problem: null });
+        if (this.base.length !== r.length) {
+          this.announced = Math.max(this.announced, r.version);
+          await this.catchUp(true, null);
+        }
+      } catch (e) {
+        const local = this.pending ? changes.compose(this.pending) : changes;
+        this.inflight = null;
+        if (e instanceof ApiError && e.code === "stale") {
+          this.pending = local;
+          await this.catchUp(true, null);
+          continue;
+        }
+        this.pending = null;
+        this.surface?.applyRemote(local.invert(this.base), null);
+        this.update({ unsent: false });
+        this.refused(e);
+      }
+    }
+  }
+
+  /** Reads the buffer and rebases the local changes onto it (`force`: even with no newer event). */
+  private async catchUp(force: boolean, author: string | null): Promise<void> {
+    if (!force && this.announced <= this.confirmed) return;
+    let whole;
+    try {
+      whole = await this.retrying(() => readWhole((r, v) => this.transport.read(r, v)));
+    } catch (e) {
+      this.refused(e);
+      return;
+    }
+    const moved = whole.version !== this.confirmed || stringOf(this.base) !== whole.text;
+    if (moved) {
+      const r = diff(stringOf(this.base), whole.text);
+      const l = this.pending;
+      const shown = l ? r.map(l) : r;
+      this.pending = l ? l.map(r, true) : null;
+      this.base = textOf(whole.text);
+      this.confirmed = whole.version;
+      if (!shown.empty) this.surface?.applyRemote(shown, author ?? newest(whole.authors));
+    }
+    this.announced = Math.max(this.announced, whole.version);
+    this.update({
+      version: whole.version,
+      dirty: whole.dirty || this.pending !== null,
+      lastAuthor: newest(whole.authors) ?? this.status.lastAuthor,
+    });
+    if (this.pending) this.arm(this.burstMs);
+  }
+
+  /** Calls `f` until it answers or refuses; a lost reply is retried unchanged. */
+  private async retrying<T>(f: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await f();
+        if (this.status.offline) this.update({ offline: false });
+        return r;
+      } catch (e) {
+        if (!isRetryable(e)) throw e;
+        if (!this.status.offline) this.update({ offline: true });
+        await sleep(this.backoff(attempt));
+      }
+    }
+  }
+
+  private refused(e: unknown): void {
+    const problem = e instanceof Error ? e.message : String(e);
+    this.update({ problem });
+  }
+
+  private update(change: Partial<BindingStatus>): void {
+    this.status = { ...this.status, ...change };
+    this.surface?.changed(this.status);
+  }
+}
+
+/** The author of the newest transaction `document.read` lists (its order is not relied on). */
+export function newest(authors: AuthorOut[]): string | null {
+  let best: AuthorOut | null = null;
+  for (const a of authors) if (!best || a.version > best.version) best = a;
+  return best?.principal ?? null;
+}
+
+/** The disk's digest named by a save `conflict` (its details, else the message's "disk now"). */
+export function diskDigestOf(e: ApiError): string | null {
+  const d = e.details["diskDigest"];
+  if (typeof d === "string") return d;
+  const m = /disk now ([0-9a-zA-Z:]+)/.exec(e.message);
+  return m && m[1] !== "none" ? (m[1] ?? null) : null;
+}

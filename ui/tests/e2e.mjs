@@ -1,0 +1,230 @@
+// End to end in Debian's Chromium against a real `rho`: open the project, type, an Agent edit shows live, axe, overflow, the access screen.
+//
+// Run by tests/it/ui.rs with the pinned Node. Environment: RHO_URL (http://127.0.0.1:PORT),
+// RHO_PROJECT_ID, RHO_AGENT_TOKEN (a real grant's bearer), RHO_FILE (the script to edit),
+// RHO_PROJECT_DIR (its folder, to check saves and change the file behind Rho's back),
+// RHO_ARTIFACTS (screenshots go there). Prints one JSON line of facts; exits 1 on any failure.
+import AxeBuilder from "@axe-core/playwright";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const url = need("RHO_URL");
+const projectId = need("RHO_PROJECT_ID");
+const token = need("RHO_AGENT_TOKEN");
+const file = need("RHO_FILE");
+const artifacts = need("RHO_ARTIFACTS");
+const projectDir = need("RHO_PROJECT_DIR");
+mkdirSync(artifacts, { recursive: true });
+
+function need(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+const failures = [];
+const facts = {};
+function check(ok, what) {
+  if (!ok) failures.push(what);
+}
+
+async function agent(op, body) {
+  const res = await fetch(`${url}/api/v2/${op}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ projectId, ...body }),
+  });
+  const env = await res.json();
+  if (!env.ok) throw Object.assign(new Error(`${op}: ${env.error.code} ${env.error.message}`), { code: env.error.code });
+  return env.value;
+}
+
+/** The Agent inserts `text` at the start of the file, retrying on `stale` like any writer. */
+async function agentEdit(text) {
+  const doc = await agent("document.open", { path: file });
+  for (let i = 0; i < 10; i++) {
+    const now = await agent("document.read", { documentId: doc.id });
+    try {
+      return await agent("document.edit", {
+        documentId: doc.id,
+        expectedVersion: now.version,
+        changeId: `e2e-agent-${Date.now()}-${i}`,
+        edits: [{ start: 0, end: 0, text }],
+      });
+    } catch (e) {
+      if (e.code !== "stale") throw e;
+    }
+  }
+  throw new Error("the Agent's edit stayed stale");
+}
+
+async function serverText() {
+  const doc = await agent("document.open", { path: file });
+  return (await agent("document.read", { documentId: doc.id })).text;
+}
+
+async function until(what, f, ms = 10000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await f()) return true;
+    if (Date.now() > end) {
+      failures.push(`timed out: ${what}`);
+      return false;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function axe(page, name) {
+  const r = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
+  facts[`axe_${name}`] = r.violations.length;
+  for (const v of r.violations) {
+    failures.push(`axe ${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
+  }
+}
+
+async function noOverflow(page, name) {
+  const o = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+  facts[`overflow_${name}`] = o;
+  check(o.scroll <= o.inner, `horizontal overflow at ${name}: ${o.scroll} > ${o.inner}`);
+}
+
+/** Records CSP violations and page errors of a page. */
+function watch(page, name) {
+  page.on("pageerror", (e) => failures.push(`${name}: page error ${e.message}`));
+  page.on("console", (m) => {
+    if (/Content Security Policy|Refused to/.test(m.text())) failures.push(`${name}: CSP: ${m.text()}`);
+  });
+}
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  const page = await context.newPage();
+  watch(page, "local");
+  const t0 = Date.now();
+  await page.goto(`${url}/`);
+  await page.getByTestId("who").waitFor();
+  check((await page.getByTestId("who").textContent()).includes("Local browser"), "the app says it is the local browser");
+  const content = page.locator(".cm-content");
+  await content.waitFor({ timeout: 15000 });
+  facts.first_editor_ms = Date.now() - t0;
+  await until("the script's text in the editor", async () => (await content.textContent()).includes("read.csv"));
+  check((await page.locator(".dv-groupview").count()) >= 2, "dockview shows two groups at 1600 px");
+
+  // The person types at the end of the file; the service has it (durably acknowledged).
+  await content.click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n# typed by the person 😀");
+  await until("the person's typing reaches the service", async () => (await serverText()).includes("# typed by the person 😀"));
+
+  // An Agent edit through the real grant shows live in the open tab, attributed.
+  const sent = Date.now();
+  await agentEdit("# the Agent was here\n");
+  await until("the Agent's edit shows in the tab", async () => (await content.textContent()).includes("# the Agent was here"));
+  facts.agent_edit_visible_ms = Date.now() - sent;
+  check((await page.locator(".cm-foreign-edit").count()) > 0, "the Agent's text is marked as another author's");
+  await until("the status names the Agent", async () => /last change by agent:/.test(await page.getByTestId("editor-status").textContent()));
+  const shown = await content.evaluate((el) => el.cmView?.view?.state?.doc?.toString() ?? null);
+  const server = await serverText();
+  if (shown !== null) check(shown === server, "the editor and the service hold the same text");
+
+  await axe(page, "1600");
+  await noOverflow(page, "1600");
+  await page.screenshot({ path: join(artifacts, "app-1600x900.png") });
+
+  // F6 moves between the regions (header, the dockview groups).
+  await page.keyboard.press("F6");
+  const first = await page.evaluate(() => document.activeElement?.closest("[data-region], .dv-groupview")?.className ?? null);
+  await page.keyboard.press("F6");
+  const second = await page.evaluate(() => document.activeElement?.closest("[data-region], .dv-groupview")?.className ?? null);
+  check(first !== null && second !== null, "F6 lands in a region");
+  const regions = await page.evaluate(() => document.querySelectorAll("[data-region], .dv-groupview").length);
+  facts.f6_regions = regions;
+
+  // Shared undo: Ctrl+Z reverts the newest change of any author (the Agent's) and says whose.
+  await content.click();
+  await page.keyboard.press("Control+z");
+  await until("undo reverts the Agent's line", async () => !(await content.textContent()).includes("# the Agent was here"));
+  await until("undo says whose change it reverted", async () => (await page.locator(".note").textContent().catch(() => "")).includes("agent:claude-code"));
+  check(!(await serverText()).includes("# the Agent was here"), "the service's buffer lost the Agent's line too");
+
+  // Save: the disk gets the buffer.
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await until("the save is acknowledged", async () => (await page.locator(".note").textContent().catch(() => "")).startsWith("Saved version"));
+  check(readFileSync(join(projectDir, file), "utf8") === (await serverText()), "the saved file is the buffer");
+
+  // A save over a file changed behind Rho's back is a conflict with an explicit overwrite choice.
+  writeFileSync(join(projectDir, file), "changed outside Rho\n");
+  await content.click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("\n# after the outside change");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  const conflict = page.locator(".conflict");
+  await conflict.waitFor({ timeout: 10000 });
+  check((await conflict.textContent()).includes("changed on disk"), "the conflict says the disk changed");
+  await page.screenshot({ path: join(artifacts, "save-conflict-1600x900.png") });
+  await page.getByRole("button", { name: "Overwrite the file on disk" }).click();
+  await until("the overwrite is saved", async () => (await page.locator(".note").textContent().catch(() => "")).startsWith("Saved version"));
+  check(readFileSync(join(projectDir, file), "utf8") === (await serverText()), "the overwrite wrote the buffer");
+
+  // The project view's first render, warm (median of 5 reloads): the files list and the editor's text,
+  // against a debug `rho`.
+  const loads = [];
+  for (let i = 0; i < 5; i++) {
+    const start = Date.now();
+    await page.reload();
+    await page.getByRole("button", { name: /^analysis\.R/ }).waitFor();
+    await content.waitFor();
+    loads.push(Date.now() - start);
+  }
+  loads.sort((x, y) => x - y);
+  facts.first_render_ms = loads;
+  facts.first_render_median_ms = loads[2];
+  // Measured, not yet enforced: the 500 ms budget is not met (decision 0401 has the figures).
+  facts.first_render_budget_met = loads[2] < 500;
+
+  // A phone-sized window: one tab strip, no horizontal overflow, still accessible.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole("tablist", { name: "Open panels" }).waitFor();
+  await page.getByRole("tab", { name: file }).click();
+  await content.waitFor();
+  await noOverflow(page, "390");
+  await axe(page, "390");
+  await page.screenshot({ path: join(artifacts, "app-390x844.png") });
+  await page.getByRole("tab", { name: "Projects" }).click();
+  await noOverflow(page, "390_projects");
+  await axe(page, "390_projects");
+  await page.screenshot({ path: join(artifacts, "app-390x844-projects.png") });
+
+  // And back: the docked layout again.
+  await page.setViewportSize({ width: 1600, height: 900 });
+  await page.locator(".dv-groupview").first().waitFor();
+  check((await page.locator(".dv-groupview").count()) >= 2, "dockview again after 390 -> 1600");
+
+  // A bad pairing cookie gets the access screen, never a silent widening.
+  const bad = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  const host = new URL(url);
+  await bad.addCookies([{ name: "rho_pair", value: "forged", domain: host.hostname, path: "/" }]);
+  const badPage = await bad.newPage();
+  watch(badPage, "bad-cookie");
+  await badPage.goto(`${url}/`);
+  await badPage.getByRole("heading", { name: "This tab has no access to Rho" }).waitFor();
+  check((await badPage.getByRole("alert").textContent()).includes("rho --pair"), "the access screen says what to do");
+  await axe(badPage, "access");
+  await badPage.screenshot({ path: join(artifacts, "access-screen.png") });
+  await bad.close();
+  await context.close();
+} catch (e) {
+  failures.push(`error: ${e.stack ?? e}`);
+} finally {
+  await browser.close();
+}
+
+console.log(JSON.stringify({ ok: failures.length === 0, failures, facts }));
+process.exit(failures.length === 0 ? 0 : 1);

@@ -1,0 +1,46 @@
+//! The app's wire types against the published contract: every operation it calls exists, takes the fields it sends, and admits the browser.
+
+import { describe, expect, it } from "vitest";
+import { REQUIRED, type OpName } from "../src/api/types";
+
+const files = import.meta.glob<Published>("../../protocol/operations/*.json", { eager: true, import: "default" });
+
+interface Published {
+  name: string;
+  callers: string[];
+  request: { required?: string[]; properties?: Record<string, unknown> };
+  response: { required?: string[] };
+}
+
+function published(op: string): Published {
+  const key = Object.keys(files).find((f) => f.split("/").pop()?.startsWith(`${op}.`));
+  const p = key ? files[key] : undefined;
+  if (!p) throw new Error(`${op} is not a published operation`);
+  return p;
+}
+
+/** Fields the app reads from each reply: the contract must promise them. */
+const READS: Partial<Record<OpName, string[]>> = {
+  "project.list": ["projects"],
+  "project.create": ["id", "name", "path"],
+  "project.open": ["id", "name", "path"],
+  "project.entries": ["entries"],
+  "document.open": ["id", "path", "version", "length", "dirty"],
+  "document.read": ["version", "text", "length", "dirty", "authors"],
+  "document.edit": ["version", "length"],
+  "document.undo": ["version", "length"],
+  "document.save": ["version", "diskDigest"],
+};
+
+describe("the wire types", () => {
+  for (const op of Object.keys(REQUIRED) as OpName[]) {
+    it(`${op} matches protocol/operations`, () => {
+      const p = published(op);
+      expect(p.name).toBe(op);
+      expect([...(p.request.required ?? [])].sort()).toEqual([...REQUIRED[op]].sort());
+      expect(p.callers).toContain("local");
+      expect(p.callers).toContain("paired");
+      for (const field of READS[op] ?? []) expect(p.response.required ?? []).toContain(field);
+    });
+  }
+});
