@@ -159,7 +159,7 @@ fn a_failed_write_of_action_export_rebuilds_the_project() {
         ready_again(&p).await;
         // The failed export's identity was not kept in memory, and writes go on without a reopen.
         let second = p.send(export("exp-2")).await.unwrap().unwrap();
-        assert_eq!(second["exportId"], "exp-2", "{second}");
+        assert_eq!(second.export_id, "exp-2", "{second:?}");
         let again = p.send(export("exp-2")).await.unwrap().unwrap();
         assert_eq!(again, second);
         service.send(CloseAll).await.unwrap();
