@@ -5,6 +5,7 @@
 
 use crate::child::{EntityActor, Reconcile};
 use crate::entity::Entity;
+use crate::owners::Selection;
 use crate::state::ProjectState;
 use actix::prelude::*;
 use rho_journal::Journal;
@@ -16,6 +17,7 @@ use uuid::Uuid;
 /// Every running child actor of one project.
 pub struct Children {
     journal: Arc<Journal>,
+    selection: Arc<Selection>,
     maps: HashMap<&'static str, Box<dyn Any>>,
     reconcilers: Vec<Recipient<Reconcile>>,
     /// True while `start` inserts the replayed entities (only they are reconciled).
@@ -26,9 +28,14 @@ type Map<E> = HashMap<Uuid, Addr<EntityActor<E>>>;
 
 impl Children {
     /// Starts one actor per entity of the replayed state.
-    pub(crate) fn start(state: ProjectState, journal: &Arc<Journal>) -> Self {
+    pub(crate) fn start(
+        state: ProjectState,
+        journal: &Arc<Journal>,
+        selection: &Arc<Selection>,
+    ) -> Self {
         let mut c = Children {
             journal: journal.clone(),
+            selection: selection.clone(),
             maps: HashMap::new(),
             reconcilers: Vec::new(),
             starting: true,
@@ -64,7 +71,8 @@ impl Children {
 
     /// Starts the actor of entity `id` from `state` (replacing none: ids are unique per kind).
     pub fn insert<E: Entity>(&mut self, id: Uuid, state: E) -> Addr<EntityActor<E>> {
-        let addr = EntityActor::new(id, state, self.journal.clone()).start();
+        let addr =
+            EntityActor::new(id, state, self.journal.clone(), self.selection.clone()).start();
         if self.starting {
             self.reconcilers.push(addr.clone().recipient());
         }

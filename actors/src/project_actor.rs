@@ -60,7 +60,7 @@ impl ProjectActor {
         ProjectActor {
             id: journal.project_id(),
             dir,
-            children: Children::start(state, &journal),
+            children: Children::start(state, &journal, &config.selection),
             journal,
             _lease: lease,
             config,
@@ -116,6 +116,12 @@ impl ProjectActor {
     /// Where changes are announced.
     pub(crate) fn events(&self) -> Option<&crate::events::EventBus> {
         self.config.events.as_ref()
+    }
+
+    /// The owner gate of new work (CONVENTIONS, Owner selection). A command path that looks its
+    /// identity up itself calls this once the identity is new; [`Execute`] applies it to the rest.
+    pub(crate) fn gate(&self, ctx: &CommandContext) -> Result<(), ActorError> {
+        Ok(self.config.selection.admit(&ctx.needs)?)
     }
 
     /// Reads need a healthy project but never count against the write queue.
@@ -228,7 +234,7 @@ impl ProjectActor {
         };
         ctx.spawn(work.into_actor(self).map(|res, act, _ctx| match res {
             Ok((state, _)) => {
-                act.children = Children::start(state, &act.journal);
+                act.children = Children::start(state, &act.journal, &act.config.selection);
                 match act.journal.resume() {
                     Ok(()) => act.health = Health::Ready,
                     Err(e) => act.health = Health::Failed(e.to_string()),

@@ -34,6 +34,10 @@ impl Handler<OpenDocument> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<OpenedDoc, ActorError>>;
 
     fn handle(&mut self, msg: OpenDocument, ctx: &mut Context<Self>) -> Self::Result {
+        // Opening has no identity to retry: the owner gate comes first.
+        if let Err(e) = self.gate(&msg.ctx) {
+            return Box::pin(fut::ready(Err(e)));
+        }
         let limits = self.config_limits().documents.clone();
         let target = files::target(self.dir(), &msg.path);
         let (path, file) = match target {
