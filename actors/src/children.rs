@@ -1,7 +1,7 @@
 //! The children of one project: one actor per entity, by kind and id, started from replayed state.
 //!
-//! Each owner's entity kind gets its own typed map; `Children::start` is the one place that
-//! lists the kinds (one line per owner), so replayed state becomes running actors.
+//! Each owner's entity kind gets its own typed map; `Children::start` turns replayed state into
+//! running actors through the owner table (`owner_table::KINDS`), naming no owner.
 
 use crate::child::{EntityActor, Reconcile};
 use crate::entity::Entity;
@@ -29,7 +29,7 @@ type Map<E> = HashMap<Uuid, Addr<EntityActor<E>>>;
 impl Children {
     /// Starts one actor per entity of the replayed state.
     pub(crate) fn start(
-        state: ProjectState,
+        mut state: ProjectState,
         journal: &Arc<Journal>,
         selection: &Arc<Selection>,
     ) -> Self {
@@ -41,18 +41,12 @@ impl Children {
             starting: true,
         };
         // The project entity's id is the project's id, also before `project.created` is folded.
-        c.insert(journal.project_id(), state.project);
-        // Owners' entity kinds: one line each (their maps in `ProjectState`).
-        state
-            .documents
-            .into_iter()
-            .for_each(|(id, d)| drop(c.insert(id, d)));
-        c.insert(journal.project_id(), state.resources);
-        c.insert(journal.project_id(), state.selections);
-        c.insert(journal.project_id(), state.contexts);
-        c.insert(journal.project_id(), state.requirements);
-        c.insert(journal.project_id(), state.runs);
-        c.insert(journal.project_id(), state.agent);
+        let pid = journal.project_id();
+        c.insert(pid, std::mem::take(&mut state.project));
+        // Owners' entity kinds, from the one owner table.
+        for kind in crate::owner_table::KINDS {
+            (kind.start)(&mut state, &mut c, pid);
+        }
         c.starting = false;
         c
     }

@@ -88,6 +88,11 @@ impl ProjectActor {
         self.id
     }
 
+    /// How this project runs.
+    pub(crate) fn config(&self) -> &ProjectConfig {
+        &self.config
+    }
+
     /// Every limit in force.
     pub(crate) fn config_limits(&self) -> &crate::limits::Limits {
         &self.config.limits
@@ -301,15 +306,12 @@ impl Actor for ProjectActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         tracing::info!(project = %self.id, dir = %self.dir.display(), "project open");
+        // Recovery, once after replay: every child's pure `reconcile`, then each owner's hook.
         self.children.reconcile(rho_plumbing::time::now_ms());
-        crate::documents::reconcile::settle_saves(self, ctx);
-        ctx.notify(crate::runs::supervise::RecoverRuns);
-        let idle = self.config.document_idle;
-        let every = (idle / 2).clamp(
-            std::time::Duration::from_millis(10),
-            std::time::Duration::from_secs(60),
-        );
-        ctx.run_interval(every, move |act, _| act.evict_idle_documents(idle));
+        for owner in crate::owner_table::RECOVER {
+            tracing::debug!(project = %self.id, owner = owner.owner, "recover");
+            (owner.hook)(self, ctx);
+        }
     }
 }
 
