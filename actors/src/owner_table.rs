@@ -1,5 +1,6 @@
 //! The one table of owners' project-side parts: each entity kind's fold, record summary and
-//! child start, and each owner's recover hook after replay. `state.rs`, `children.rs` and
+//! child start, each owner's recover hook after replay, and what owners keep on the project
+//! actor ([`Owned`]). `state.rs`, `children.rs` and
 //! `project_actor.rs` loop over it and name no owner.
 //!
 //! Adding an owner's entity kind is one [`EntityKind`] line here (plus its field in
@@ -89,6 +90,25 @@ pub(crate) const RECOVER: &[Recover] = &[
         hook: |_, ctx| ctx.notify(crate::runs::supervise::RecoverRuns),
     },
 ];
+
+/// What owners keep on the project actor beside their entities, rebuilt from replayed state.
+pub(crate) struct Owned {
+    /// The documents owner's view of its buffers (paths, open set, bytes).
+    pub(crate) docs: crate::documents::DocIndex,
+}
+
+impl Owned {
+    pub(crate) fn from_state(state: &ProjectState) -> Self {
+        Owned {
+            docs: crate::documents::DocIndex::from_state(&state.documents),
+        }
+    }
+}
+
+/// Document buffer actors in memory (`Status`; evicted ones are not).
+pub(crate) fn resident_documents(children: &mut Children) -> usize {
+    children.all::<crate::documents::DocumentEntity>().len()
+}
 
 /// The entity kind named `kind`, if an owner folds it.
 pub(crate) fn kind(kind: &str) -> Option<&'static EntityKind> {

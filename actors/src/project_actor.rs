@@ -41,8 +41,8 @@ pub struct ProjectActor {
     queued: usize,
     durable_at_last_snapshot: u64,
     snapshot_running: bool,
-    /// The documents owner's view of its buffers (paths, open set, bytes).
-    pub(crate) docs: crate::documents::DocIndex,
+    /// What owners keep beside their entities (from the owner table).
+    pub(crate) owned: crate::owner_table::Owned,
 }
 
 impl ProjectActor {
@@ -56,7 +56,7 @@ impl ProjectActor {
             ..
         } = opened;
         let durable_at_last_snapshot = state.last_seq;
-        let docs = crate::documents::DocIndex::from_state(&state.documents);
+        let owned = crate::owner_table::Owned::from_state(&state);
         ProjectActor {
             id: journal.project_id(),
             dir,
@@ -68,7 +68,7 @@ impl ProjectActor {
             queued: 0,
             durable_at_last_snapshot,
             snapshot_running: false,
-            docs,
+            owned,
         }
     }
 
@@ -389,10 +389,7 @@ impl Handler<Status> for ProjectActor {
             durable_seq: self.journal.durable_seq(),
             epoch: self.journal.epoch(),
             queued: self.queued,
-            resident_documents: self
-                .children
-                .all::<crate::documents::DocumentEntity>()
-                .len(),
+            resident_documents: crate::owner_table::resident_documents(&mut self.children),
         })
     }
 }
