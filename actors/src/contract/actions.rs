@@ -1,4 +1,4 @@
-//! Registered actions (`capability.list` `actions`): declared by their owner next to its contract, collected here.
+//! Registered actions (`capability.list` `actions`): what an action declares; each owner declares its own next to its contract and `registry::actions` collects them.
 
 use crate::owners::Owner;
 
@@ -35,17 +35,4 @@ pub struct ActionSpec {
     /// The operation that submits it.
     pub submit: &'static str,
     pub summary: &'static str,
-}
-
-/// Every action this binary registers, sorted by name.
-pub fn all() -> Vec<ActionSpec> {
-    let mut actions: Vec<ActionSpec> = Vec::new();
-    actions.extend_from_slice(crate::runs::actions::ACTIONS);
-    actions.sort_by_key(|a| a.name);
-    actions
-}
-
-/// The action submitted by operation `op`, if any.
-pub fn submitted_by(op: &str) -> Option<ActionSpec> {
-    all().into_iter().find(|a| a.submit == op)
 }

@@ -45,7 +45,7 @@ pub fn needs(spec: &OperationSpec) -> Vec<Owner> {
     if let Some((_, owners)) = INSTEAD.iter().find(|(n, _)| *n == spec.name) {
         return owners.to_vec();
     }
-    if let Some(action) = crate::contract::actions::submitted_by(spec.name) {
+    if let Some(action) = super::registry::action_submitted_by(spec.name) {
         return action.needs.to_vec();
     }
     spec.owner.into_iter().collect()

@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod capabilities;
+pub mod capability_reply;
 pub mod entry;
 pub mod gate;
 pub mod registry;
