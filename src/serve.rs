@@ -143,8 +143,16 @@ async fn serve(plan: Plan) -> ExitCode {
     let url = format!("http://127.0.0.1:{}", bound.port);
     let events = EventBus::new(BusConfig::from_limits(&limits));
     let holder = format!("pid {} at {url}/", std::process::id());
+    let mut found = Vec::new();
+    if r.core.is_some() {
+        found.push(rho_actors::contract::actions::Runtime::Core);
+    }
+    if r.rscript.is_some() {
+        found.push(rho_actors::contract::actions::Runtime::Rscript);
+    }
     let config = ProjectConfig {
         r: Arc::new(r),
+        selection: Arc::new(selection.clone()),
         ..ProjectConfig::from_limits(&limits, holder, Some(events.clone()))
     };
     let (service, hosts) = match ServiceActor::new(config, registry.clone(), folders.root.clone()) {
@@ -197,6 +205,7 @@ async fn serve(plan: Plan) -> ExitCode {
             events.clone(),
             url.clone(),
         )
+        .with_runtimes(found)
         .with_agent(crate::connect::start(
             &folders.state,
             &runtimes,
@@ -222,6 +231,7 @@ async fn serve(plan: Plan) -> ExitCode {
         table,
     );
     app.status = status_facts(&registry, &folders, &selection, &limits);
+    app.selection = Arc::new(selection.clone());
     app.grants = Arc::new(grants);
     app.activity = Arc::new(rho_api::handlers::ProjectActivity::start(
         service.clone(),

@@ -1,6 +1,7 @@
 //! The generic child actor: one entity's state, validated, journaled and applied in one handler.
 //!
-//! A command is checked against its identity first, then decided against the current state;
+//! A command is checked against its identity first, then against the owner gate (the owners its
+//! new work needs must be selected), then decided against the current state;
 //! its events are submitted to the journal (which assigns seqs at once), applied to the state
 //! immediately so the next command validates against them, and the caller is told which seq
 //! to wait for: the reply is sent only once that seq is durable (CONVENTIONS, Pipelining).
@@ -8,6 +9,7 @@
 use crate::codec;
 use crate::entity::{CommandContext, Entity, EntityEvent, EventMeta, Stamped};
 use crate::error::ActorError;
+use crate::owners::Selection;
 use actix::prelude::*;
 use rho_journal::{EntityRef, Journal, NewRecord};
 use std::sync::Arc;
@@ -17,11 +19,13 @@ pub struct EntityActor<E: Entity> {
     entity: EntityRef,
     state: E,
     journal: Arc<Journal>,
+    /// The service's `--plugins` selection: the owner gate of new commands.
+    selection: Arc<Selection>,
 }
 
 impl<E: Entity> EntityActor<E> {
     /// Starts the actor from replayed state.
-    pub fn new(id: uuid::Uuid, state: E, journal: Arc<Journal>) -> Self {
+    pub fn new(id: uuid::Uuid, state: E, journal: Arc<Journal>, selection: Arc<Selection>) -> Self {
         EntityActor {
             entity: EntityRef {
                 kind: E::KIND.to_string(),
@@ -29,6 +33,7 @@ impl<E: Entity> EntityActor<E> {
             },
             state,
             journal,
+            selection,
         }
     }
 
@@ -114,6 +119,8 @@ impl<E: Entity> Handler<Execute<E>> for EntityActor<E> {
                 });
             }
         }
+        // The owner gate, after the identity lookup (CONVENTIONS, Owner selection).
+        self.selection.admit(&msg.ctx.needs)?;
         let decision = self.state.decide(&msg.command, &msg.ctx)?;
         let wait_seq = if decision.events.is_empty() {
             self.journal.last_assigned_seq()
@@ -168,6 +175,7 @@ impl<E: Entity> Handler<Reconcile> for EntityActor<E> {
             principal: crate::Principal::System,
             time_ms: msg.time_ms,
             identity: None,
+            needs: Vec::new(),
         };
         self.commit(events, &ctx, None)
     }

@@ -1,10 +1,11 @@
 //! The children of one project: one actor per entity, by kind and id, started from replayed state.
 //!
-//! Each owner's entity kind gets its own typed map; `Children::start` is the one place that
-//! lists the kinds (one line per owner), so replayed state becomes running actors.
+//! Each owner's entity kind gets its own typed map; `Children::start` turns replayed state into
+//! running actors through the owner table (`owner_table::KINDS`), naming no owner.
 
 use crate::child::{EntityActor, Reconcile};
 use crate::entity::Entity;
+use crate::owners::Selection;
 use crate::state::ProjectState;
 use actix::prelude::*;
 use rho_journal::Journal;
@@ -16,6 +17,7 @@ use uuid::Uuid;
 /// Every running child actor of one project.
 pub struct Children {
     journal: Arc<Journal>,
+    selection: Arc<Selection>,
     maps: HashMap<&'static str, Box<dyn Any>>,
     reconcilers: Vec<Recipient<Reconcile>>,
     /// True while `start` inserts the replayed entities (only they are reconciled).
@@ -26,26 +28,25 @@ type Map<E> = HashMap<Uuid, Addr<EntityActor<E>>>;
 
 impl Children {
     /// Starts one actor per entity of the replayed state.
-    pub(crate) fn start(state: ProjectState, journal: &Arc<Journal>) -> Self {
+    pub(crate) fn start(
+        mut state: ProjectState,
+        journal: &Arc<Journal>,
+        selection: &Arc<Selection>,
+    ) -> Self {
         let mut c = Children {
             journal: journal.clone(),
+            selection: selection.clone(),
             maps: HashMap::new(),
             reconcilers: Vec::new(),
             starting: true,
         };
         // The project entity's id is the project's id, also before `project.created` is folded.
-        c.insert(journal.project_id(), state.project);
-        // Owners' entity kinds: one line each (their maps in `ProjectState`).
-        state
-            .documents
-            .into_iter()
-            .for_each(|(id, d)| drop(c.insert(id, d)));
-        c.insert(journal.project_id(), state.resources);
-        c.insert(journal.project_id(), state.selections);
-        c.insert(journal.project_id(), state.contexts);
-        c.insert(journal.project_id(), state.requirements);
-        c.insert(journal.project_id(), state.runs);
-        c.insert(journal.project_id(), state.agent);
+        let pid = journal.project_id();
+        c.insert(pid, std::mem::take(&mut state.project));
+        // Owners' entity kinds, from the one owner table.
+        for kind in crate::owner_table::KINDS {
+            (kind.start)(&mut state, &mut c, pid);
+        }
         c.starting = false;
         c
     }
@@ -64,7 +65,8 @@ impl Children {
 
     /// Starts the actor of entity `id` from `state` (replacing none: ids are unique per kind).
     pub fn insert<E: Entity>(&mut self, id: Uuid, state: E) -> Addr<EntityActor<E>> {
-        let addr = EntityActor::new(id, state, self.journal.clone()).start();
+        let addr =
+            EntityActor::new(id, state, self.journal.clone(), self.selection.clone()).start();
         if self.starting {
             self.reconcilers.push(addr.clone().recipient());
         }

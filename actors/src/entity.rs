@@ -34,6 +34,22 @@ pub struct CommandContext {
     pub time_ms: i64,
     /// The caller identity (`changeId`, `operationId`, ...) and the digest of its input.
     pub identity: Option<(String, InputDigest)>,
+    /// The owners new work of this command needs (from its operation's spec, plus what the
+    /// request adds); checked after the identity lookup, so a retry of an accepted identity
+    /// returns its original reply whatever is selected.
+    pub needs: Vec<crate::owners::Owner>,
+}
+
+impl CommandContext {
+    /// A command of `principal` now, with no identity and no owner needs.
+    pub fn now(principal: Principal) -> Self {
+        CommandContext {
+            principal,
+            time_ms: rho_plumbing::time::now_ms(),
+            identity: None,
+            needs: Vec::new(),
+        }
+    }
 }
 
 /// The outcome of a decision: events to journal and the reply the caller gets once they are durable.

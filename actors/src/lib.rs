@@ -22,6 +22,7 @@ pub mod media;
 pub mod objects;
 pub mod observe;
 pub mod open;
+mod owner_table;
 pub mod owners;
 pub mod paths;
 pub mod principal;

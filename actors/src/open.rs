@@ -31,6 +31,9 @@ pub struct ProjectConfig {
     /// What this project shares with the other projects of its service (a `ServiceActor`
     /// replaces it with its own).
     pub service: crate::service_state::ServiceState,
+    /// The service's `--plugins` selection: new work needing an unselected owner is refused
+    /// after its identity lookup (CONVENTIONS, Owner selection).
+    pub selection: Arc<crate::owners::Selection>,
 }
 
 impl ProjectConfig {
@@ -56,6 +59,7 @@ impl ProjectConfig {
             document_idle: std::time::Duration::from_secs(15 * 60),
             r: Arc::default(),
             service: Default::default(),
+            selection: Arc::default(),
         }
     }
 }
@@ -73,6 +77,7 @@ impl Default for ProjectConfig {
             document_idle: std::time::Duration::from_secs(15 * 60),
             r: Arc::default(),
             service: Default::default(),
+            selection: Arc::default(),
         }
     }
 }

@@ -134,6 +134,46 @@ impl Selection {
     pub fn is_available(&self, owner: Owner) -> bool {
         self.missing_for(owner).is_empty()
     }
+
+    /// The owner gate of new work that needs `needs` (in order): the first one not available is
+    /// `unavailable` naming what is missing. Retries of accepted identities never reach it.
+    pub fn admit(&self, needs: &[Owner]) -> Result<(), OwnerUnavailable> {
+        for owner in needs {
+            let missing = self.missing_for(*owner);
+            if !missing.is_empty() {
+                return Err(OwnerUnavailable {
+                    owner: *owner,
+                    missing,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// New work needs an owner that is not available (unselected, or missing a dependency).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("owner {owner} is not available (missing: {})", names(missing))]
+pub struct OwnerUnavailable {
+    pub owner: Owner,
+    pub missing: Vec<Owner>,
+}
+
+fn names(owners: &[Owner]) -> String {
+    owners
+        .iter()
+        .map(|o| o.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl From<OwnerUnavailable> for crate::error::ActorError {
+    fn from(e: OwnerUnavailable) -> Self {
+        crate::error::ActorError::Unavailable {
+            missing: e.missing.iter().map(|m| m.name().to_string()).collect(),
+            reason: e.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -150,5 +190,18 @@ mod tests {
         let s = Selection::parse("files, r").unwrap();
         assert!(s.is_available(Owner::R));
         assert!(Selection::all().is_available(Owner::Charts));
+        let s = Selection::parse("files,r").unwrap();
+        assert!(s.admit(&[Owner::R]).is_ok());
+        let e = s
+            .admit(&[Owner::R, Owner::Requirements, Owner::Documents])
+            .unwrap_err();
+        assert_eq!(
+            (e.owner, e.missing.clone()),
+            (Owner::Requirements, vec![Owner::Requirements])
+        );
+        assert_eq!(
+            e.to_string(),
+            "owner requirements is not available (missing: requirements)"
+        );
     }
 }

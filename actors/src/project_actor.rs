@@ -41,8 +41,8 @@ pub struct ProjectActor {
     queued: usize,
     durable_at_last_snapshot: u64,
     snapshot_running: bool,
-    /// The documents owner's view of its buffers (paths, open set, bytes).
-    pub(crate) docs: crate::documents::DocIndex,
+    /// What owners keep beside their entities (from the owner table).
+    pub(crate) owned: crate::owner_table::Owned,
 }
 
 impl ProjectActor {
@@ -56,11 +56,11 @@ impl ProjectActor {
             ..
         } = opened;
         let durable_at_last_snapshot = state.last_seq;
-        let docs = crate::documents::DocIndex::from_state(&state.documents);
+        let owned = crate::owner_table::Owned::from_state(&state);
         ProjectActor {
             id: journal.project_id(),
             dir,
-            children: Children::start(state, &journal),
+            children: Children::start(state, &journal, &config.selection),
             journal,
             _lease: lease,
             config,
@@ -68,7 +68,7 @@ impl ProjectActor {
             queued: 0,
             durable_at_last_snapshot,
             snapshot_running: false,
-            docs,
+            owned,
         }
     }
 
@@ -86,6 +86,11 @@ impl ProjectActor {
     /// The project's id.
     pub(crate) fn project_id(&self) -> Uuid {
         self.id
+    }
+
+    /// How this project runs.
+    pub(crate) fn config(&self) -> &ProjectConfig {
+        &self.config
     }
 
     /// Every limit in force.
@@ -116,6 +121,12 @@ impl ProjectActor {
     /// Where changes are announced.
     pub(crate) fn events(&self) -> Option<&crate::events::EventBus> {
         self.config.events.as_ref()
+    }
+
+    /// The owner gate of new work (CONVENTIONS, Owner selection). A command path that looks its
+    /// identity up itself calls this once the identity is new; [`Execute`] applies it to the rest.
+    pub(crate) fn gate(&self, ctx: &CommandContext) -> Result<(), ActorError> {
+        Ok(self.config.selection.admit(&ctx.needs)?)
     }
 
     /// Reads need a healthy project but never count against the write queue.
@@ -233,7 +244,7 @@ impl ProjectActor {
         };
         ctx.spawn(work.into_actor(self).map(|res, act, _ctx| match res {
             Ok((state, _)) => {
-                act.children = Children::start(state, &act.journal);
+                act.children = Children::start(state, &act.journal, &act.config.selection);
                 match act.journal.resume() {
                     Ok(()) => act.health = Health::Ready,
                     Err(e) => act.health = Health::Failed(e.to_string()),
@@ -300,15 +311,12 @@ impl Actor for ProjectActor {
 
     fn started(&mut self, ctx: &mut Context<Self>) {
         tracing::info!(project = %self.id, dir = %self.dir.display(), "project open");
+        // Recovery, once after replay: every child's pure `reconcile`, then each owner's hook.
         self.children.reconcile(rho_plumbing::time::now_ms());
-        crate::documents::reconcile::settle_saves(self, ctx);
-        ctx.notify(crate::runs::supervise::RecoverRuns);
-        let idle = self.config.document_idle;
-        let every = (idle / 2).clamp(
-            std::time::Duration::from_millis(10),
-            std::time::Duration::from_secs(60),
-        );
-        ctx.run_interval(every, move |act, _| act.evict_idle_documents(idle));
+        for owner in crate::owner_table::RECOVER {
+            tracing::debug!(project = %self.id, owner = owner.owner, "recover");
+            (owner.hook)(self, ctx);
+        }
     }
 }
 
@@ -386,10 +394,7 @@ impl Handler<Status> for ProjectActor {
             durable_seq: self.journal.durable_seq(),
             epoch: self.journal.epoch(),
             queued: self.queued,
-            resident_documents: self
-                .children
-                .all::<crate::documents::DocumentEntity>()
-                .len(),
+            resident_documents: crate::owner_table::resident_documents(&mut self.children),
         })
     }
 }

@@ -259,6 +259,7 @@ async fn finish_create(
         principal,
         time_ms: rho_plumbing::time::now_ms(),
         identity: None,
+        needs: Vec::new(),
     };
     addr.send(ProjectWrite {
         command: ProjectCommand::Create {

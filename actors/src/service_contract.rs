@@ -224,7 +224,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         project_scoped: false,
         summary: "Selected owners with availability, their actions and UI entries, and unavailable actions.",
         request: schema::<Empty>,
-        response: schema::<serde_json::Value>,
+        response: schema::<crate::contract::capability_reply::CapabilityList>,
         errors: CORE_ERRORS,
         events: &[],
     },

@@ -1,7 +1,8 @@
 //! The whole folded state of one project: every entity kind's states, dispatched by entity kind.
 //!
 //! Replay, the snapshotter and `rho journal inspect --replay` all fold records through
-//! [`ProjectState::apply_record`]; an entity or event kind this binary does not know fails closed.
+//! [`ProjectState::apply_record`], which dispatches owners' kinds through the owner table
+//! (`owner_table::KINDS`); an entity or event kind this binary does not know fails closed.
 //! Maps are ordered, so the encoding (and so the state hash) is canonical.
 
 use crate::codec::{self, CodecError};
@@ -52,20 +53,10 @@ impl ProjectState {
         match rec.entity.kind.as_str() {
             JOURNAL_ENTITY => {}
             ProjectEntity::KIND => fold_record(&mut self.project, rec)?,
-            DocumentEntity::KIND => {
-                fold_record(self.documents.entry(rec.entity.id).or_default(), rec)?
-            }
-            crate::files::ResourcesEntity::KIND => fold_record(&mut self.resources, rec)?,
-            crate::contexts::ContextsEntity::KIND => fold_record(&mut self.contexts, rec)?,
-            crate::tables::selection::SelectionsEntity::KIND => {
-                fold_record(&mut self.selections, rec)?
-            }
-            crate::requirements::RequirementsEntity::KIND => {
-                fold_record(&mut self.requirements, rec)?
-            }
-            crate::runs::RunsEntity::KIND => fold_record(&mut self.runs, rec)?,
-            crate::agent::AgentEntity::KIND => fold_record(&mut self.agent, rec)?,
-            _ => return Err(unknown(rec)),
+            other => match crate::owner_table::kind(other) {
+                Some(kind) => (kind.fold)(self, rec)?,
+                None => return Err(unknown(rec)),
+            },
         }
         self.last_seq = rec.seq;
         Ok(())
@@ -114,34 +105,10 @@ pub fn describe_record(rec: &Record) -> Result<String, FoldError> {
     match rec.entity.kind.as_str() {
         JOURNAL_ENTITY => Ok(String::new()),
         ProjectEntity::KIND => Ok(decode_event::<ProjectEntity>(rec)?.event.summary()),
-        DocumentEntity::KIND => Ok(decode_event::<DocumentEntity>(rec)?.event.summary()),
-        crate::files::ResourcesEntity::KIND => {
-            Ok(decode_event::<crate::files::ResourcesEntity>(rec)?
-                .event
-                .summary())
-        }
-        crate::contexts::ContextsEntity::KIND => {
-            Ok(decode_event::<crate::contexts::ContextsEntity>(rec)?
-                .event
-                .summary())
-        }
-        crate::tables::selection::SelectionsEntity::KIND => Ok(decode_event::<
-            crate::tables::selection::SelectionsEntity,
-        >(rec)?
-        .event
-        .summary()),
-        crate::requirements::RequirementsEntity::KIND => Ok(decode_event::<
-            crate::requirements::RequirementsEntity,
-        >(rec)?
-        .event
-        .summary()),
-        crate::runs::RunsEntity::KIND => Ok(decode_event::<crate::runs::RunsEntity>(rec)?
-            .event
-            .summary()),
-        crate::agent::AgentEntity::KIND => Ok(decode_event::<crate::agent::AgentEntity>(rec)?
-            .event
-            .summary()),
-        _ => Err(unknown(rec)),
+        other => match crate::owner_table::kind(other) {
+            Some(kind) => (kind.describe)(rec),
+            None => Err(unknown(rec)),
+        },
     }
 }
 

@@ -3,7 +3,8 @@
 //! Order of checks: caller (unauthorized), operation (not_found), caller kind and grant
 //! (forbidden), `Rho-Contract` (stale), body size (limit, 413), body shape (invalid), an Agent's
 //! project (not_found), the `Rho-Contract` precondition again against the live contract right
-//! before dispatch, then the handler. Each handler parses nothing itself: it receives the typed
+//! before dispatch, the owner gate of a read (unavailable; a write's is applied by the project
+//! after its identity lookup), then the handler. Each handler parses nothing itself: it receives the typed
 //! request and a [`Ctx`], sends one message and maps the reply. Every call by an `agent:`
 //! principal, refused or not, is handed to the activity sink afterwards (off the reply path).
 
@@ -14,7 +15,8 @@ use crate::state::AppState;
 use actix_web::http::{header, StatusCode};
 use actix_web::{web, HttpRequest, HttpResponse};
 use rho_actors::agent::catalog::{self, IMPLICIT};
-use rho_actors::contract::{registry, CallerKind, OperationSpec};
+use rho_actors::contract::{gate, registry, CallerKind, Effect, OperationSpec};
+use rho_actors::owners::Owner;
 use rho_actors::Principal;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -35,6 +37,10 @@ pub struct Ctx {
     pub scope: Scope,
     pub request_id: String,
     pub state: Arc<AppState>,
+    /// The owners new work of this operation needs ([`gate::needs`] of its spec): reads were
+    /// checked against them before the handler; a write's command carries them to the project,
+    /// which checks them after the identity lookup.
+    pub needs: Vec<Owner>,
 }
 
 type Reply = Pin<Box<dyn Future<Output = Result<Vec<u8>, ApiError>>>>;
@@ -240,14 +246,25 @@ async fn run(
     }
     // The precondition again, against the live contract, right before dispatch.
     check_contract(req, spec)?;
+    let needs = gate::needs(spec);
+    if spec.effect == Effect::Read {
+        state.selection.admit(&needs).map_err(owner_unavailable)?;
+    }
     let ctx = Ctx {
         principal: caller.principal,
         caller: caller.kind,
         scope: caller.scope,
         request_id: request_id.to_string(),
         state,
+        needs,
     };
     prepared(ctx).await
+}
+
+/// The owner gate's refusal, worded as before the gate moved here.
+pub(crate) fn owner_unavailable(e: rho_actors::owners::OwnerUnavailable) -> ApiError {
+    let names: Vec<&str> = e.missing.iter().map(|m| m.name()).collect();
+    ApiError::unavailable(&names, e.to_string())
 }
 
 /// The `Rho-Contract` precondition: the sent value must name the operation's current contract,

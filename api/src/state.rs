@@ -1,4 +1,4 @@
-//! `AppState`: what every request handler shares (limits, credentials' stores, event bus, operations, shutdown gate).
+//! `AppState`: what every request handler shares (limits, credentials' stores, event bus, operations, owner selection, shutdown gate).
 
 use crate::activity::{ActivitySink, NoActivity};
 use crate::grants::{GrantStore, NoGrants};
@@ -7,6 +7,7 @@ use crate::pairing::{MemoryPairing, PairingStore};
 use crate::secret::SecretDigest;
 use rho_actors::events::EventBus;
 use rho_actors::limits::Limits;
+use rho_actors::owners::Selection;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +39,9 @@ pub struct AppConfig {
     pub folder_scope: FolderScope,
     /// Interval of SSE keep-alive comments.
     pub keep_alive: Duration,
+    /// The service's `--plugins` selection: the owner gate of reads (writes are gated by the
+    /// project after their identity lookup).
+    pub selection: Arc<Selection>,
 }
 
 impl AppConfig {
@@ -64,6 +68,7 @@ impl AppConfig {
             status: Arc::new(|| Value::Object(Default::default())),
             folder_scope: Arc::new(|_, _| false),
             keep_alive: Duration::from_secs(15),
+            selection: Arc::default(),
         }
     }
 }
@@ -82,6 +87,7 @@ pub struct AppState {
     pub status: StatusFacts,
     pub folder_scope: FolderScope,
     pub keep_alive: Duration,
+    pub selection: Arc<Selection>,
     operator: SecretDigest,
     shutdown: Arc<AtomicBool>,
     /// The port this state is served on (set by `serve`).
@@ -102,6 +108,7 @@ impl AppState {
             status: c.status,
             folder_scope: c.folder_scope,
             keep_alive: c.keep_alive,
+            selection: c.selection,
             operator: SecretDigest::of(&c.operator_token),
             shutdown: Arc::new(AtomicBool::new(false)),
             port: 0,

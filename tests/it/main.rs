@@ -19,6 +19,7 @@ mod agent_mcp;
 mod agent_mcp_contract;
 #[cfg(feature = "test-owner")]
 mod agent_stale;
+mod capabilities;
 mod contexts;
 mod core_host;
 mod data_owners;
@@ -28,6 +29,7 @@ mod documents;
 mod http_ops;
 mod inspect;
 mod mcp_login;
+mod owner_gate;
 mod protocol;
 #[cfg(feature = "failpoints")]
 mod runs_crash;

@@ -101,9 +101,8 @@ fn accepts_anything(schema: &serde_json::Value) -> bool {
 
 #[test]
 fn every_declared_operation_publishes_a_real_response_schema() {
-    // capability.list is typed by the owners' registration work (issue 12/13); until it
-    // lands its reply is still any JSON. No other operation may be.
-    const UNTYPED: &[&str] = &["capability.list"];
+    // No operation publishes its reply as any JSON.
+    const UNTYPED: &[&str] = &[];
     assert!(accepts_anything(&serde_json::json!({"title": "AnyValue"})));
     assert!(!accepts_anything(&serde_json::json!({"type": "object"})));
     let mut untyped = Vec::new();

@@ -276,6 +276,7 @@ mod tests {
             principal: Principal::System,
             time_ms: 5,
             identity: None,
+            needs: Vec::new(),
         }
     }
 

@@ -35,6 +35,7 @@ impl Handler<RecordActivity> for ProjectActor {
             principal: crate::Principal::Agent(msg.activity.session.clone()),
             time_ms: msg.activity.time_ms,
             identity: None,
+            needs: Vec::new(),
         };
         let command = AgentCommand::Record {
             activity: msg.activity,

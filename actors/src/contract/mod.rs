@@ -4,7 +4,11 @@
 //! `protocol.describe`, `protocol/index.json`, the HTTP edge and the MCP adapter all read this
 //! one registry.
 
+pub mod actions;
+pub mod capabilities;
+pub mod capability_reply;
 pub mod entry;
+pub mod gate;
 pub mod registry;
 pub mod resources;
 

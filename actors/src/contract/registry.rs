@@ -36,6 +36,19 @@ pub fn entries() -> Vec<super::entry::EntrySpec> {
     entries
 }
 
+/// Every registered action, each declared next to its owner's contract, sorted by name.
+pub fn actions() -> Vec<super::actions::ActionSpec> {
+    let mut actions = Vec::new();
+    actions.extend_from_slice(crate::runs::actions::ACTIONS);
+    actions.sort_by_key(|a| a.name);
+    actions
+}
+
+/// The action submitted by operation `op`, if any.
+pub fn action_submitted_by(op: &str) -> Option<super::actions::ActionSpec> {
+    actions().into_iter().find(|a| a.submit == op)
+}
+
 /// Validates `props` of the entry named `name` (an unknown entry is `not_found`).
 pub fn validate_entry_props(name: &str, props: &Value) -> Result<(), crate::error::ActorError> {
     let entry = entries()

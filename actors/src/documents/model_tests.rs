@@ -11,6 +11,7 @@ fn ctx() -> CommandContext {
         principal: Principal::Local,
         time_ms: 0,
         identity: None,
+        needs: Vec::new(),
     }
 }
 

@@ -48,6 +48,7 @@ pub(crate) fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectAc
                 principal: Principal::System,
                 time_ms: rho_plumbing::time::now_ms(),
                 identity: None,
+                needs: Vec::new(),
             };
             let _ = child.send(Execute::<DocumentEntity> { command, ctx }).await;
             Some(())

@@ -106,11 +106,13 @@ impl Handler<PutResource> for ProjectActor {
         let dir: PathBuf = self.dir().to_path_buf();
         let (declared, capture, max) = (msg.declared.clone(), msg.capture, msg.max_file_bytes);
         let operation_id = msg.operation_id.clone();
+        let gate = self.gate(&msg.ctx);
         let work = async move {
             let (done, latest) = first.await??;
             if let Some(rec) = done {
                 return Ok(Step::Done(rec));
             }
+            gate?;
             let facts = blocking(move || {
                 let file = crate::paths::resolve_existing(&dir, "path", &path)?;
                 let bytes = store::read_bounded(&file, max)?;

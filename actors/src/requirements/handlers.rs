@@ -132,6 +132,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
         let lib = library(self.dir());
         let r = self.r_config().clone();
         let (change_id, digest) = (msg.change_id.clone(), msg.digest);
+        let gate = self.gate(&msg.ctx);
         let first = {
             let child = child.clone();
             let msg = msg.clone();
@@ -148,6 +149,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                 if let Some(done) = known.reply? {
                     return Ok(Plan::Done(Box::new(done)));
                 }
+                gate?;
                 let (rs, reqs) = (r.rscript.clone(), msg.requirements.clone());
                 let now = rho_plumbing::time::now_ms();
                 let first = blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;

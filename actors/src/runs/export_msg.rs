@@ -70,9 +70,10 @@ impl Handler<ExportRun> for ProjectActor {
         let pid = self.project_id();
         let child = self.children().get_or_new::<RunsEntity>(pid);
         let journal = self.journal().clone();
+        let gate = self.gate(&msg.ctx);
         Box::pin(async move {
             admitted?;
-            // Identity first.
+            // Identity first, then the owner gate.
             let (id, digest) = (msg.export_id.clone(), msg.digest);
             let known = child
                 .send(Query::<RunsEntity, Option<(InputDigest, String)>> {
@@ -91,6 +92,7 @@ impl Handler<ExportRun> for ProjectActor {
                 return serde_json::from_str(&reply)
                     .map_err(|e| ActorError::internal(e.to_string()));
             }
+            gate?;
             let run = one_run(&me, &msg.operation_id).await?;
             if run.execution == Execution::Running || run.execution == Execution::Pending {
                 return Err(ActorError::conflict(format!(

@@ -49,6 +49,7 @@ pub(crate) fn register(run: RunRecord, me: Addr<ProjectActor>, limits: &crate::l
                     principal: crate::Principal::System,
                     time_ms: rho_plumbing::time::now_ms(),
                     identity: Some((change_id, digest)),
+                    needs: Vec::new(),
                 },
                 operation_id: Some(run.operation_id.clone()),
             };

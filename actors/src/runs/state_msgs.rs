@@ -109,6 +109,7 @@ impl Handler<LearnRun> for ProjectActor {
             principal: crate::Principal::System,
             time_ms: rho_plumbing::time::now_ms(),
             identity: None,
+            needs: Vec::new(),
         };
         let command = RunCommand::Learn { event: msg.event };
         let prior = async move {

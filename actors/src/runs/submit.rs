@@ -43,11 +43,10 @@ pub struct SubmitRun {
     pub completion: Option<String>,
     pub repair_of: Option<String>,
     /// The identity `(operationId, digest of the canonical request)` and the submitter.
+    /// Its `needs` (r, requirements, documents for a buffer) are checked after the identity: a
+    /// new identity with one unselected is `unavailable` and nothing is done; an accepted
+    /// identity still answers its original run.
     pub ctx: CommandContext,
-    /// Every owner the submission needs is selected (r, requirements, documents for a buffer).
-    /// When not, a new identity is answered [`Submitted::Unselected`] and nothing is done; an
-    /// accepted identity still answers its original run.
-    pub owners_selected: bool,
 }
 
 /// What a submission answers.
@@ -55,8 +54,6 @@ pub struct SubmitRun {
 pub enum Submitted {
     /// The identity was accepted before (same input): its run as it stands now.
     Original(RunRecord),
-    /// A new identity while an owner it needs is unselected: nothing was done.
-    Unselected,
     /// Accepted now: delivered, or retained as not-sent.
     New(RunRecord),
 }
@@ -110,6 +107,7 @@ impl Handler<SubmitRun> for ProjectActor {
         let r_limits = l.r.clone();
         let config = self.r_config().clone();
         let state = self.service_state().clone();
+        let gate = self.gate(&msg.ctx);
         Box::pin(async move {
             let (op, digest) = msg
                 .ctx
@@ -127,9 +125,7 @@ impl Handler<SubmitRun> for ProjectActor {
             {
                 return Ok(Submitted::Original(original));
             }
-            if !msg.owners_selected {
-                return Ok(Submitted::Unselected);
-            }
+            gate?;
             let core = config.core.clone().ok_or_else(|| {
                 ActorError::unavailable("no Core is selected for managed execution")
             })?;

@@ -1,7 +1,7 @@
 //! `binding.open/close/list/activity` (external binding metadata and its tool receipts) and `activity.report` (refusals the MCP adapter made locally).
 
 use super::agent_facts::rfc3339;
-use super::data::{need, project, write_ctx};
+use super::data::{project, write_ctx};
 use super::{mailbox, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
@@ -14,7 +14,6 @@ use rho_actors::agent::entity::{AgentCommand, Binding};
 use rho_actors::agent::grants::valid_session;
 use rho_actors::agent::handlers::{new_binding_id, BindingWrite, ReadAgentFacts};
 use rho_actors::agent::Activity;
-use rho_actors::owners::Owner;
 use rho_actors::Principal;
 use std::sync::Arc;
 
@@ -85,7 +84,6 @@ pub(super) fn register(
     table.register(spec("binding.open"), move |ctx: Ctx, req: OpenRequest| {
         let s = s.clone();
         async move {
-            need(&s, Owner::Agent)?;
             text("label", &req.label, 200)?;
             text("client", &req.client, 64)?;
             let session = match (own_session(&ctx), &req.session) {

@@ -1,6 +1,6 @@
 //! `context.create` / `context.read`: exactly one source kind; each kind needs only the owner of its source.
 
-use super::data::{need as require, project};
+use super::data::project;
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
@@ -26,7 +26,7 @@ pub(super) fn register(
         move |ctx: Ctx, req: CreateRequest| {
             let s = s.clone();
             async move {
-                require(&s, Owner::Agent)?;
+                let mut needs = ctx.needs.clone();
                 let given = [
                     req.buffer.is_some(),
                     req.entities.is_some(),
@@ -46,7 +46,7 @@ pub(super) fn register(
                     ));
                 }
                 let source = if let Some(b) = &req.buffer {
-                    require(&s, Owner::Documents)?;
+                    needs.push(Owner::Documents);
                     ContextSource::Buffer {
                         document_id: uuid("buffer.documentId", &b.document_id)?,
                         version: b.version,
@@ -59,7 +59,7 @@ pub(super) fn register(
                         keys: e.keys.clone(),
                     }
                 } else if let Some(m) = &req.media {
-                    require(&s, Owner::Media)?;
+                    needs.push(Owner::Media);
                     ContextSource::Frozen(
                         super::media_context::freeze(&s, &ctx, &req.project_id, m).await?,
                     )
@@ -89,6 +89,7 @@ pub(super) fn register(
                     principal: ctx.principal.clone(),
                     time_ms: rho_plumbing::time::now_ms(),
                     identity: Some((req.change_id.clone(), input_digest(&req, "changeId"))),
+                    needs,
                 };
                 let record = p
                     .send(MakeContext { source, ctx: cctx })

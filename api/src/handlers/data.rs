@@ -8,28 +8,10 @@ use actix::Addr;
 use rho_actors::entity::CommandContext;
 use rho_actors::files::FilesError;
 use rho_actors::identity::input_digest;
-use rho_actors::owners::Owner;
 use rho_actors::project_actor::ProjectActor;
 use rho_actors::service::{GetProject, ListProjects};
 use serde::Serialize;
 use serde_json::json;
-
-/// `unavailable` naming what is missing when `owner` (or a dependency) is not selected.
-pub(super) fn need(s: &Services, owner: Owner) -> Result<(), ApiError> {
-    let missing = s.selection.missing_for(owner);
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let names: Vec<&str> = missing.iter().map(|m| m.name()).collect();
-    Err(ApiError::unavailable(
-        &names,
-        format!(
-            "owner {} is not available (missing: {})",
-            owner.name(),
-            names.join(", ")
-        ),
-    ))
-}
 
 /// The actor of the request's project; a project outside the caller's scope is `not_found`.
 pub(super) async fn project(
@@ -66,6 +48,7 @@ pub(super) fn write_ctx<T: Serialize>(
         principal: ctx.principal.clone(),
         time_ms: rho_plumbing::time::now_ms(),
         identity: Some((change_id.to_string(), input_digest(request, "changeId"))),
+        needs: ctx.needs.clone(),
     })
 }
 

@@ -1,6 +1,6 @@
 //! `document.open/read/edit/undo/save/close`: parse ids, check the owner and scope, send one message to the project.
 
-use super::data::{need, project, write_ctx};
+use super::data::{project, write_ctx};
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
@@ -10,7 +10,6 @@ use rho_actors::documents::handlers::{
 };
 use rho_actors::documents::text::Edit;
 use rho_actors::entity::CommandContext;
-use rho_actors::owners::Owner;
 use std::sync::Arc;
 
 fn doc_id(text: &str) -> Result<uuid::Uuid, ApiError> {
@@ -23,6 +22,7 @@ fn plain(ctx: &Ctx) -> CommandContext {
         principal: ctx.principal.clone(),
         time_ms: rho_plumbing::time::now_ms(),
         identity: None,
+        needs: ctx.needs.clone(),
     }
 }
 
@@ -36,7 +36,6 @@ pub(super) fn register(
     table.register(spec("document.open"), move |ctx: Ctx, req: OpenRequest| {
         let s = s.clone();
         async move {
-            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let opened = p
                 .send(OpenDocument {
@@ -96,7 +95,6 @@ pub(super) fn register(
     table.register(spec("document.edit"), move |ctx: Ctx, req: EditRequest| {
         let s = s.clone();
         async move {
-            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let id = doc_id(&req.document_id)?;
             let cctx = write_ctx(&ctx, &req, &req.change_id)?;
@@ -131,7 +129,6 @@ pub(super) fn register(
     table.register(spec("document.undo"), move |ctx: Ctx, req: UndoRequest| {
         let s = s.clone();
         async move {
-            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let id = doc_id(&req.document_id)?;
             let cctx = write_ctx(&ctx, &req, &req.change_id)?;
@@ -156,7 +153,6 @@ pub(super) fn register(
     table.register(spec("document.save"), move |ctx: Ctx, req: SaveRequest| {
         let s = s.clone();
         async move {
-            need(&s, Owner::Documents)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             let id = doc_id(&req.document_id)?;
             let cctx = write_ctx(&ctx, &req, &req.change_id)?;

@@ -1,12 +1,11 @@
 //! `artifact.check` and `action.export`: parse, send one message, answer its JSON.
 
-use super::data::{need, project};
+use super::data::project;
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::entity::CommandContext;
 use rho_actors::identity::input_digest;
-use rho_actors::owners::Owner;
 use rho_actors::runs::contract::{ExportRequest, RunRequest};
 use rho_actors::runs::export_msg::{CheckArtifacts, ExportRun, UnsavedChoice};
 use std::sync::Arc;
@@ -19,7 +18,6 @@ pub(super) fn register(
     table.register(spec("artifact.check"), move |ctx: Ctx, req: RunRequest| {
         let s = s.clone();
         async move {
-            need(&s, Owner::Files)?;
             let p = project(&s, &ctx, &req.project_id).await?;
             Ok(p.send(CheckArtifacts {
                 operation_id: req.operation_id.clone(),
@@ -35,7 +33,6 @@ pub(super) fn register(
         move |ctx: Ctx, req: ExportRequest| {
             let s = s.clone();
             async move {
-                need(&s, Owner::Files)?;
                 if req.export_id.is_empty() || req.export_id.len() > 128 {
                     return Err(ApiError::invalid(
                         Some("exportId"),
@@ -69,6 +66,7 @@ pub(super) fn register(
                         principal: ctx.principal.clone(),
                         time_ms: rho_plumbing::time::now_ms(),
                         identity: None,
+                        needs: ctx.needs.clone(),
                     },
                 })
                 .await

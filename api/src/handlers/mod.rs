@@ -33,6 +33,7 @@ use crate::envelope::ApiError;
 use crate::ops::{DuplicateOperation, OpTable};
 use actix::Addr;
 use rho_actors::agent::access::AgentAccess;
+use rho_actors::contract::actions::Runtime;
 use rho_actors::contract::registry;
 use rho_actors::events::EventBus;
 use rho_actors::limits::Limits;
@@ -53,6 +54,8 @@ pub struct Services {
     pub url: String,
     /// Agent access (grants, connection files, client CLIs); `None`: session.* is unavailable.
     pub agent: Option<Addr<AgentAccess>>,
+    /// The runtimes found at start (Core, Rscript), for the actions that need them.
+    pub runtimes: Vec<Runtime>,
     fixed: std::sync::OnceLock<Fixed>,
 }
 
@@ -80,6 +83,7 @@ impl Services {
             events,
             url,
             agent: None,
+            runtimes: Vec::new(),
             fixed: std::sync::OnceLock::new(),
         }
     }
@@ -87,6 +91,12 @@ impl Services {
     /// With Agent access set up (the actor of this service run).
     pub fn with_agent(mut self, agent: Addr<AgentAccess>) -> Self {
         self.agent = Some(agent);
+        self
+    }
+
+    /// With the runtimes found at start.
+    pub fn with_runtimes(mut self, runtimes: Vec<Runtime>) -> Self {
+        self.runtimes = runtimes;
         self
     }
 
@@ -98,7 +108,7 @@ impl Services {
             };
             Fixed {
                 limits: raw(serde_json::to_value(&self.limits).unwrap_or_default()),
-                owners: raw(capability::list(self)["owners"].clone()),
+                owners: raw(serde_json::to_value(capability::list(self).owners).unwrap_or_default()),
             }
         })
     }

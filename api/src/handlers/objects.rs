@@ -1,13 +1,12 @@
 //! Owner R's `object.read` over HTTP: one message; the owner selects from the snapshot's exact bytes; never starts R.
 
-use super::data::{files_error, need, project, resource_id};
+use super::data::{files_error, project, resource_id};
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::objects::contract::ObjectReadRequest;
 use rho_actors::objects::read_msg::ReadObject;
 use rho_actors::objects::ObjectError;
-use rho_actors::owners::Owner;
 use std::sync::Arc;
 
 fn object_error(e: ObjectError) -> ApiError {
@@ -29,7 +28,6 @@ pub(super) fn register(
         move |ctx: Ctx, req: ObjectReadRequest| {
             let s = s.clone();
             async move {
-                need(&s, Owner::R)?;
                 let id = resource_id(&req.resource.id)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let r = &s.limits.resources;

@@ -1,12 +1,11 @@
 //! `requirements.check` / `requirements.prepare`: validate declarations, send one message, render the probe.
 
-use super::data::{need, project};
+use super::data::project;
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::entity::CommandContext;
 use rho_actors::identity::input_digest;
-use rho_actors::owners::Owner;
 use rho_actors::requirements::contract::{CheckRequest, PrepareRequest, RequirementDecl};
 use rho_actors::requirements::handlers::{CheckRequirements, PrepareRequirements};
 use rho_actors::requirements::{model, Requirement};
@@ -29,7 +28,6 @@ pub(super) fn register(
         move |ctx: Ctx, req: CheckRequest| {
             let s = s.clone();
             async move {
-                need(&s, Owner::Requirements)?;
                 let requirements = declarations(&req.requirements)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let probe = p
@@ -47,7 +45,6 @@ pub(super) fn register(
         move |ctx: Ctx, req: PrepareRequest| {
             let s = s.clone();
             async move {
-                need(&s, Owner::Requirements)?;
                 if req.change_id.is_empty() || req.change_id.len() > 128 {
                     return Err(ApiError::invalid(
                         Some("changeId"),
@@ -65,6 +62,7 @@ pub(super) fn register(
                             principal: ctx.principal.clone(),
                             time_ms: rho_plumbing::time::now_ms(),
                             identity: None,
+                            needs: ctx.needs.clone(),
                         },
                     })
                     .await

@@ -1,6 +1,6 @@
 //! `action.submit/lookup/observe/output/list/retry/cancel`: parse and lift the request, send one message, render the run.
 
-use super::data::{need, project};
+use super::data::project;
 use super::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
@@ -27,16 +27,6 @@ fn run_error(e: RunError) -> ApiError {
         RunError::Actor(a) => a.into(),
         RunError::Forbidden(m) => ApiError::forbidden(m),
     }
-}
-
-/// Managed execution needs owners r and requirements (and, for a buffer, documents).
-fn need_execution(s: &Services, buffer: bool) -> Result<(), ApiError> {
-    need(s, Owner::R)?;
-    need(s, Owner::Requirements)?;
-    if buffer {
-        need(s, Owner::Documents)?;
-    }
-    Ok(())
 }
 
 fn check_op(id: &str) -> Result<(), ApiError> {
@@ -155,7 +145,11 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
             ));
         }
     }
-    let buffer = matches!(input.script, ScriptInput::Buffer { .. });
+    // r.execute's needs (its spec), and for a buffer script the documents owner.
+    let mut needs = ctx.needs.clone();
+    if matches!(input.script, ScriptInput::Buffer { .. }) {
+        needs.push(Owner::Documents);
+    }
     Ok(SubmitRun {
         operation_id: req.operation_id.clone(),
         script,
@@ -168,8 +162,8 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
             principal: ctx.principal.clone(),
             time_ms: rho_plumbing::time::now_ms(),
             identity: Some((req.operation_id.clone(), input_digest(req, "operationId"))),
+            needs,
         },
-        owners_selected: need_execution(s, buffer).is_ok(),
     })
 }
 
@@ -183,15 +177,11 @@ pub(super) fn register(
         move |ctx: Ctx, req: SubmitRequest| {
             let s = s.clone();
             async move {
-                let buffer = matches!(req.input.script, ScriptInput::Buffer { .. });
                 let msg = lift(&req, &s, &ctx)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
                 // An accepted identity answers its original record even with owners unselected.
                 match p.send(msg).await.map_err(mailbox)?? {
                     Submitted::Original(r) => Ok(render::record(&r, false)),
-                    Submitted::Unselected => need_execution(&s, buffer).and(Err(
-                        ApiError::internal("an unselected submission was refused"),
-                    )),
                     Submitted::New(r) => delivered(&r),
                 }
             }
@@ -258,6 +248,7 @@ pub(super) fn register(
                         principal: ctx.principal.clone(),
                         time_ms: rho_plumbing::time::now_ms(),
                         identity: None,
+                        needs: ctx.needs.clone(),
                     },
                 })
                 .await

@@ -1,10 +1,9 @@
 //! Owner Tables over HTTP: `data.page`, `data.compare`, `selection.set`.
 
-use super::data::{files_error, need, project, resource_id, write_ctx};
+use super::data::{files_error, project, resource_id, write_ctx};
 use super::{mailbox, spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::owners::Owner;
 use rho_actors::tables::contract::{CompareRequest, PageRequest, SelectionRequest};
 use rho_actors::tables::load::TableBounds;
 use rho_actors::tables::page::{DataCompare, DataPage, Join};
@@ -53,7 +52,6 @@ pub(super) fn register(
     table.register(spec("data.page"), move |ctx: Ctx, req: PageRequest| {
         let s = s.clone();
         async move {
-            need(&s, Owner::Tables)?;
             let max = s.limits.resources.max_page_rows;
             if req.limit > max {
                 return Err(ApiError::limit("resources.maxPageRows", max));
@@ -81,7 +79,6 @@ pub(super) fn register(
         move |ctx: Ctx, req: CompareRequest| {
             let s = s.clone();
             async move {
-                need(&s, Owner::Tables)?;
                 let fields = match (req.fields, req.left_field, req.right_field) {
                     (Some(f), None, None) if !f.is_empty() => f
                         .into_iter()
@@ -144,7 +141,6 @@ pub(super) fn register(
         move |ctx: Ctx, req: SelectionRequest| {
             let s = s.clone();
             async move {
-                need(&s, Owner::Tables)?;
                 let wctx = write_ctx(&ctx, &req, &req.change_id)?;
                 let scope = match (req.scope.as_str(), &req.view_id) {
                     ("caller", None) => SelectionScope::Caller(ctx.principal.to_string()),

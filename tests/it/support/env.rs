@@ -128,6 +128,10 @@ impl Env {
             self.state.path().to_str().unwrap(),
         ];
         args.extend_from_slice(extra);
+        if let Ok(None) = self.service.child.try_wait() {
+            let _ = self.service.child.kill();
+            let _ = self.service.child.wait();
+        }
         self.service = Service::spawn(&args, &[], self.root.path(), self.state.path());
     }
 

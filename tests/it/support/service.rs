@@ -222,6 +222,7 @@ pub fn make_project(
                         principal: rho_actors::Principal::Agent("claude-code".into()),
                         time_ms: 1_700_000_000_000 + i as i64,
                         identity: Some((format!("c{i}"), [7; 32])),
+                        needs: Vec::new(),
                     },
                 })
                 .await

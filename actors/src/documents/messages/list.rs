@@ -33,7 +33,7 @@ impl Handler<ListDocuments> for ProjectActor {
 
     fn handle(&mut self, _: ListDocuments, _: &mut Context<Self>) -> Self::Result {
         let children = self.children().all::<DocumentEntity>();
-        let evicted = self.docs.evicted_facts();
+        let evicted = self.owned.docs.evicted_facts();
         let journal = self.journal().clone();
         Box::pin(async move {
             let mut out = Vec::new();

@@ -31,7 +31,7 @@ impl ProjectActor {
         &mut self,
         id: Uuid,
     ) -> Result<Addr<EntityActor<DocumentEntity>>, ActorError> {
-        self.docs.touch(id);
+        self.owned.docs.touch(id);
         self.children()
             .get::<DocumentEntity>(id)
             .ok_or_else(|| ActorError::NotFound {
@@ -52,11 +52,11 @@ impl ProjectActor {
         V: Send + 'static,
         Self: Handler<M>,
     {
-        if !self.docs.is_evicted(id) || self.children().get::<DocumentEntity>(id).is_some() {
+        if !self.owned.docs.is_evicted(id) || self.children().get::<DocumentEntity>(id).is_some() {
             return Err(msg);
         }
         let (tx, rx) = tokio::sync::oneshot::channel();
-        if self.docs.wait_restore(id, tx) {
+        if self.owned.docs.wait_restore(id, tx) {
             let journal = self.journal().clone();
             let work = async move {
                 tokio::task::spawn_blocking(move || {
@@ -71,7 +71,7 @@ impl ProjectActor {
             ctx.spawn(work.into_actor(self).map(move |res, act, _| {
                 let outcome = res.map(|state| drop(act.children().insert(id, state)));
                 tracing::debug!(document = %id, ok = outcome.is_ok(), "evicted buffer rebuilt from the journal");
-                act.docs.restored(id, outcome);
+                act.owned.docs.restored(id, outcome);
             }));
         }
         let me = ctx.address();
@@ -111,9 +111,9 @@ impl ProjectActor {
 
     /// Moves buffers unused for `idle` out of memory (without closing them).
     pub(crate) fn evict_idle_documents(&mut self, idle: std::time::Duration) {
-        for id in self.docs.idle(idle) {
+        for id in self.owned.docs.idle(idle) {
             self.children().remove::<DocumentEntity>(id);
-            self.docs.mark_evicted(id);
+            self.owned.docs.mark_evicted(id);
             tracing::debug!(document = %id, "idle buffer left memory; the journal keeps it");
         }
     }

@@ -34,15 +34,20 @@ impl Handler<OpenDocument> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<OpenedDoc, ActorError>>;
 
     fn handle(&mut self, msg: OpenDocument, ctx: &mut Context<Self>) -> Self::Result {
+        // Opening has no identity to retry: the owner gate comes first.
+        if let Err(e) = self.gate(&msg.ctx) {
+            return Box::pin(fut::ready(Err(e)));
+        }
         let limits = self.config_limits().documents.clone();
         let target = files::target(self.dir(), &msg.path);
         let (path, file) = match target {
             Ok(t) => t,
             Err(e) => return Box::pin(fut::ready(Err(e))),
         };
-        let id = self.docs.id_for(&path);
+        let id = self.owned.docs.id_for(&path);
         let path2 = path.clone();
-        if !self.docs.is_open(id) && self.docs.open_count() as u64 >= limits.max_buffers {
+        if !self.owned.docs.is_open(id) && self.owned.docs.open_count() as u64 >= limits.max_buffers
+        {
             return Box::pin(fut::ready(Err(ActorError::Limit {
                 limit: "documents.maxBuffers".into(),
                 value: limits.max_buffers,
@@ -50,7 +55,7 @@ impl Handler<OpenDocument> for ProjectActor {
         }
         let budget = limits
             .max_total_bytes
-            .saturating_sub(self.docs.others_bytes(id));
+            .saturating_sub(self.owned.docs.others_bytes(id));
         let msg = match self.after_restore(id, msg, ctx) {
             Ok(step) => return step,
             Err(msg) => msg,
@@ -110,7 +115,7 @@ impl Handler<OpenDocument> for ProjectActor {
                             )
                             .map(move |res, act, _| {
                                 let reply = res?;
-                                act.docs.set_open(id, &path, &reply);
+                                act.owned.docs.set_open(id, &path, &reply);
                                 act.announce_doc(id, &reply, &author);
                                 Ok(OpenedDoc { id, path, reply })
                             }),

@@ -52,8 +52,8 @@ impl Handler<DocWrite> for ProjectActor {
                 reserved = edits.iter().map(|e| e.text.len() as u64).sum();
                 let budget = limits
                     .max_total_bytes
-                    .saturating_sub(self.docs.others_bytes(id));
-                self.docs.reserve(reserved);
+                    .saturating_sub(self.owned.docs.others_bytes(id));
+                self.owned.docs.reserve(reserved);
                 DocCommand::Edit {
                     expected_version,
                     edits,
@@ -76,14 +76,14 @@ impl Handler<DocWrite> for ProjectActor {
                 true,
             )
             .map(move |res, act, _| {
-                act.docs.release(reserved);
+                act.owned.docs.release(reserved);
                 let reply = res?;
                 if closing {
-                    let path = act.docs.path_of(id).unwrap_or_default();
-                    act.docs.set_closed(id, &path, &reply);
+                    let path = act.owned.docs.path_of(id).unwrap_or_default();
+                    act.owned.docs.set_closed(id, &path, &reply);
                 } else {
-                    let path = act.docs.path_of(id).unwrap_or_default();
-                    act.docs.set_open(id, &path, &reply);
+                    let path = act.owned.docs.path_of(id).unwrap_or_default();
+                    act.owned.docs.set_open(id, &path, &reply);
                 }
                 act.announce_doc(id, &reply, &author);
                 Ok(reply)

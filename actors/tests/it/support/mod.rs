@@ -21,6 +21,7 @@ pub fn ctx(principal: Principal) -> CommandContext {
         principal,
         time_ms: 1_700_000_000_000,
         identity: None,
+        needs: Vec::new(),
     }
 }
 
@@ -29,6 +30,7 @@ pub fn ctx_with(change_id: &str, input: &serde_json::Value) -> CommandContext {
         principal: Principal::Operator,
         time_ms: 1_700_000_000_000,
         identity: Some((change_id.to_string(), input_digest(input, "changeId"))),
+        needs: Vec::new(),
     }
 }
 
