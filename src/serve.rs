@@ -228,7 +228,6 @@ async fn serve(plan: Plan) -> ExitCode {
         service_uid(),
         limits.clone(),
         events.clone(),
-        table,
     );
     app.status = status_facts(&registry, &folders, &selection, &limits);
     app.selection = Arc::new(selection.clone());
@@ -242,7 +241,7 @@ async fn serve(plan: Plan) -> ExitCode {
         registry_path(&registry, id).is_some_and(|p| p.starts_with(folder) && p.starts_with(&root))
     });
     let state = rho_api::AppState::new(app);
-    let server = match rho_api::serve(bound.listener, state.clone()) {
+    let server = match rho_api::serve(bound.listener, state.clone(), table) {
         Ok(s) => s,
         Err(e) => return fail(1, format!("starting the HTTP server: {e}")),
     };

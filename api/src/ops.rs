@@ -122,6 +122,7 @@ pub(crate) async fn call(
     req: HttpRequest,
     payload: web::Payload,
     state: web::Data<AppState>,
+    ops: web::Data<OpTable>,
 ) -> HttpResponse {
     let request_id = new_request_id();
     let name = req
@@ -137,6 +138,7 @@ pub(crate) async fn call(
         &name,
         payload,
         state.clone(),
+        &ops,
         &request_id,
         &mut recording,
     )
@@ -199,6 +201,7 @@ async fn run(
     name: &str,
     payload: web::Payload,
     state: Arc<AppState>,
+    ops: &OpTable,
     request_id: &str,
     recording: &mut Option<Recording>,
 ) -> Result<Vec<u8>, ApiError> {
@@ -211,8 +214,7 @@ async fn run(
             body: None,
         });
     }
-    let entry = state
-        .ops
+    let entry = ops
         .entries
         .get(name)
         .ok_or_else(|| ApiError::not_found(format!("operation {name:?}")))?;

@@ -2,6 +2,7 @@
 
 use crate::access;
 use crate::envelope::{code_for_status, new_request_id, ApiError, Code};
+use crate::ops::OpTable;
 use crate::state::AppState;
 use crate::{ops, pair, peer, sse, status, ui};
 use actix_web::body::{BoxBody, MessageBody};
@@ -11,16 +12,18 @@ use actix_web::middleware::{from_fn, Next};
 use actix_web::{web, App, HttpResponse, HttpServer};
 use std::net::TcpListener;
 
-/// Serves `state` on an already bound `listener` (the caller binds 127.0.0.1 and remembers the
-/// port). Signals are not handled here: on SIGINT/SIGTERM call [`AppState::begin_shutdown`],
-/// then `Server::handle().stop(true)`, and await the server.
-pub fn serve(listener: TcpListener, mut state: AppState) -> std::io::Result<Server> {
+/// Serves `state` and the operations of `ops` on an already bound `listener` (the caller binds
+/// 127.0.0.1 and remembers the port). Signals are not handled here: on SIGINT/SIGTERM call
+/// [`AppState::begin_shutdown`], then `Server::handle().stop(true)`, and await the server.
+pub fn serve(listener: TcpListener, mut state: AppState, ops: OpTable) -> std::io::Result<Server> {
     let addr = listener.local_addr()?;
     state.port = addr.port();
     let data = web::Data::new(state);
+    let ops = web::Data::new(ops);
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
+            .app_data(ops.clone())
             .wrap(from_fn(gate))
             .configure(routes)
     })

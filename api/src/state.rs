@@ -1,8 +1,10 @@
-//! `AppState`: what every request handler shares (limits, credentials' stores, event bus, operations, owner selection, shutdown gate).
+//! `AppState`: what every request handler shares (limits, credentials' stores, event bus, owner selection, shutdown gate).
+//!
+//! The operation table is not part of it: [`crate::serve`] takes it beside the state, so the
+//! table (whose handlers receive this state) and the state never name each other.
 
 use crate::activity::{ActivitySink, NoActivity};
 use crate::grants::{GrantStore, NoGrants};
-use crate::ops::OpTable;
 use crate::pairing::{MemoryPairing, PairingStore};
 use crate::secret::SecretDigest;
 use rho_actors::events::EventBus;
@@ -30,7 +32,6 @@ pub struct AppConfig {
     pub service_uid: Option<u32>,
     pub limits: Limits,
     pub events: EventBus,
-    pub ops: OpTable,
     pub grants: Arc<dyn GrantStore>,
     /// Where calls by Agent principals are recorded.
     pub activity: Arc<dyn ActivitySink>,
@@ -53,7 +54,6 @@ impl AppConfig {
         service_uid: Option<u32>,
         limits: Limits,
         events: EventBus,
-        ops: OpTable,
     ) -> Self {
         AppConfig {
             version: version.into(),
@@ -61,7 +61,6 @@ impl AppConfig {
             service_uid,
             limits,
             events,
-            ops,
             grants: Arc::new(NoGrants),
             activity: Arc::new(NoActivity),
             pairing: Arc::new(MemoryPairing::new()),
@@ -80,7 +79,6 @@ pub struct AppState {
     pub service_uid: Option<u32>,
     pub limits: Arc<Limits>,
     pub events: EventBus,
-    pub ops: Arc<OpTable>,
     pub grants: Arc<dyn GrantStore>,
     pub activity: Arc<dyn ActivitySink>,
     pub pairing: Arc<dyn PairingStore>,
@@ -101,7 +99,6 @@ impl AppState {
             service_uid: c.service_uid,
             limits: Arc::new(c.limits),
             events: c.events,
-            ops: Arc::new(c.ops),
             grants: c.grants,
             activity: c.activity,
             pairing: c.pairing,

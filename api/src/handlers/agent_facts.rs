@@ -1,6 +1,6 @@
 //! Agent facts for the service: the activity sink that journals Agent calls in their project, and the `activity`/`agents` parts of `observation.snapshot`.
 
-use super::Services;
+use super::services::Services;
 use crate::activity::ActivitySink;
 use actix::Addr;
 use rho_actors::agent::access::ProjectGrants;

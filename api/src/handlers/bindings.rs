@@ -2,7 +2,7 @@
 
 use super::agent_facts::rfc3339;
 use super::data::{project, write_ctx};
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};

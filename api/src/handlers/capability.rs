@@ -1,6 +1,6 @@
 //! `capability.list`: selected owners with availability, their operations, actions and UI entries.
 
-use super::{spec, Services};
+use super::services::{spec, Services};
 use crate::ops::{DuplicateOperation, OpTable};
 use rho_actors::contract::capabilities::{self, CapabilityList};
 use rho_actors::service_contract::Empty;

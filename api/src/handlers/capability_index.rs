@@ -1,7 +1,7 @@
 //! `capability.index` and `capability.resolve`: small pages of the caller's catalog, then whole contracts and skills within a byte budget.
 
 use super::knowledge::{budget, cursor, offset, query_digest, view, View, MAX_BYTES};
-use super::{spec, Services};
+use super::services::{spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::agent::catalog::{owner_label, published};

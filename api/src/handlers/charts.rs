@@ -1,8 +1,8 @@
 //! Owner Charts over HTTP: `data.plot`, through the Tables reader (stale and invalid tables refused there).
 
 use super::data::{project, resource_id};
+use super::services::{mailbox, spec, Services};
 use super::tables::tables_error;
-use super::{mailbox, spec, Services};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::charts::contract::PlotRequest;
 use rho_actors::charts::plot::DataPlot;

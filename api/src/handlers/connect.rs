@@ -1,7 +1,7 @@
 //! `session.connect`: parses, sends one `ConnectAgent` to the `AgentAccess` actor (grant, the client's own bounded `mcp add`) and maps the reply.
 
+use super::services::{mailbox, project_id, spec, Services};
 use super::sessions::{access, grant_reply};
-use super::{mailbox, project_id, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::agent::access::ConnectAgent;

@@ -1,7 +1,7 @@
 //! `context.create` / `context.read`: exactly one source kind; each kind needs only the owner of its source.
 
 use super::data::project;
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::contexts::contract::{CreateRequest, ReadRequest};

@@ -1,6 +1,6 @@
 //! Request helpers every owner's handlers share: owner selection, the scoped project actor, write identities, resource ids, byte-reader refusals.
 
-use super::{mailbox, project_id, Services};
+use super::services::{mailbox, project_id, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::Ctx;

@@ -1,7 +1,7 @@
 //! `document.open/read/edit/undo/save/close`: parse ids, check the owner and scope, send one message to the project.
 
 use super::data::{project, write_ctx};
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::documents::contract::*;

@@ -1,7 +1,7 @@
 //! `artifact.check` and `action.export`: parse, send one message, answer its JSON.
 
 use super::data::project;
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::entity::CommandContext;

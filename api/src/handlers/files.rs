@@ -1,7 +1,7 @@
 //! Owner Files over HTTP: `resource.register`, `resource.capture`, `resource.list`, `resource.read`.
 
 use super::data::{files_error, load_bytes, project, write_ctx};
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use base64::Engine;

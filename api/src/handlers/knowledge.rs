@@ -1,7 +1,7 @@
 //! The caller's catalog for `capability.index/resolve`: its operations, the catalog digest and cursors that pin caller, query and catalog.
 
+use super::services::{mailbox, Services};
 use super::sessions::{access, project_facts};
-use super::{mailbox, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::Ctx;
@@ -39,7 +39,7 @@ fn short(bytes: &[u8]) -> String {
 
 /// The caller's view of project `text` (an Agent sees its live grant).
 pub(crate) async fn view(s: &Services, ctx: &Ctx, text: &str) -> Result<View, ApiError> {
-    let project = super::project_id("projectId", text)?;
+    let project = super::services::project_id("projectId", text)?;
     if let Scope::Project(p) = &ctx.scope {
         if *p != project {
             return Err(ApiError::not_found("project"));

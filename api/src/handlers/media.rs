@@ -1,7 +1,7 @@
 //! Owner Media over HTTP: `media.describe`, one message; the owner reads the exact bytes through Files (stale versions refused there).
 
 use super::data::{files_error, project, resource_id};
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::media::contract::{DescribeReply, DescribeRequest};

@@ -1,7 +1,7 @@
 //! A media rectangle context: the media's facts are read from the exact version's bytes, then page, units and bounds are checked.
 
 use super::data::resource_id;
-use super::Services;
+use super::services::Services;
 use crate::envelope::ApiError;
 use crate::ops::Ctx;
 use rho_actors::contexts::contract::MediaSpec;

@@ -1,7 +1,7 @@
 //! Owner R's `object.read` over HTTP: one message; the owner selects from the snapshot's exact bytes; never starts R.
 
 use super::data::{files_error, project, resource_id};
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::objects::contract::ObjectReadRequest;

@@ -1,6 +1,6 @@
 //! `observation.snapshot`: current facts with the event cursor they correspond to (one message for the service's and the project's facts).
 
-use super::{mailbox, project_id, spec, Services};
+use super::services::{mailbox, project_id, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};

@@ -1,6 +1,6 @@
 //! `pairing.mint`: the operator's one-time browser link (what `rho --pair` calls).
 
-use super::{spec, Services};
+use super::services::{spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::service_contract::{PairReply, PairRequest};

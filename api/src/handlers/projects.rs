@@ -1,6 +1,6 @@
 //! `project.create`, `project.open`, `project.list` and `project.entries`.
 
-use super::{mailbox, project_id, spec, Services};
+use super::services::{mailbox, project_id, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};

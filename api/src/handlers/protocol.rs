@@ -1,6 +1,6 @@
 //! `protocol.describe`: pages of operation summaries, or one operation's full contract.
 
-use super::spec;
+use super::services::spec;
 use crate::envelope::ApiError;
 use crate::ops::{DuplicateOperation, OpTable};
 use rho_actors::contract::registry;

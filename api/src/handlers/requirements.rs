@@ -1,7 +1,7 @@
 //! `requirements.check` / `requirements.prepare`: validate declarations, send one message, render the probe.
 
 use super::data::project;
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::entity::CommandContext;

@@ -1,7 +1,7 @@
 //! `action.submit/lookup/observe/output/list/retry/cancel`: parse and lift the request, send one message, render the run.
 
 use super::data::project;
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::contract::CallerKind;

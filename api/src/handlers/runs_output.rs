@@ -1,7 +1,7 @@
 //! `action.output`: check the stream and page bound, send one message, render the page as base64.
 
 use super::data::project;
-use super::{mailbox, Services};
+use super::services::{mailbox, Services};
 use crate::envelope::ApiError;
 use crate::ops::Ctx;
 use base64::Engine;

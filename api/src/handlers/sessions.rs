@@ -1,7 +1,7 @@
 //! `session.grant`, `session.revoke`, `session.instructions`: each parses, sends one message to the `AgentAccess` actor and maps the reply.
 
 use super::agent_facts::rfc3339;
-use super::{mailbox, project_id, spec, Services};
+use super::services::{mailbox, project_id, spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use actix::Addr;

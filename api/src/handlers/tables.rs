@@ -1,7 +1,7 @@
 //! Owner Tables over HTTP: `data.page`, `data.compare`, `selection.set`.
 
 use super::data::{files_error, project, resource_id, write_ctx};
-use super::{mailbox, spec, Services};
+use super::services::{mailbox, spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::tables::contract::{CompareRequest, PageRequest, SelectionRequest};

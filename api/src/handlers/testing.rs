@@ -1,6 +1,6 @@
 //! The test-only owner's handlers (cargo feature `test-owner`): echo, revise the contract, and the oversized contract's operation.
 
-use super::{spec, Services};
+use super::services::{spec, Services};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::testing::{revise, revision, EchoReply, EchoRequest, LargeReply, ReviseReply};
 use std::sync::Arc;

@@ -137,14 +137,7 @@ pub fn start_with(tweak: impl FnOnce(&mut AppConfig)) -> Service {
     let agent_project = Uuid::new_v4();
     let limits = Limits::default();
     let events = EventBus::new(BusConfig::from_limits(&limits));
-    let mut config = AppConfig::new(
-        "0.1.0-test",
-        OPERATOR,
-        Some(own_uid()),
-        limits,
-        events,
-        toy_ops(),
-    );
+    let mut config = AppConfig::new("0.1.0-test", OPERATOR, Some(own_uid()), limits, events);
     let mut grants = HashMap::new();
     grants.insert(
         AGENT.to_string(),
@@ -188,7 +181,7 @@ pub fn start_with(tweak: impl FnOnce(&mut AppConfig)) -> Service {
     let served = state.clone();
     let thread = std::thread::spawn(move || {
         actix_web::rt::System::new().block_on(async move {
-            let server = rho_api::serve(listener, served).unwrap();
+            let server = rho_api::serve(listener, served, toy_ops()).unwrap();
             tx.send(server.handle()).unwrap();
             let _ = server.await;
         })
