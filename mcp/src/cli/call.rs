@@ -25,10 +25,10 @@ pub(crate) fn call(
             Err(e) => return Err(format!("--args is not JSON: {e}")),
         },
     };
-    let only = super::only_server(config, id)?;
-    let rt = super::async_runtime()?;
+    let only = super::setup::only_server(config, id)?;
+    let rt = super::setup::async_runtime()?;
     rt.block_on(async {
-        let opts = super::start_options(home, Authorizer::Never);
+        let opts = super::setup::start_options(home, Authorizer::Never);
         let Some(runtime) = McpRuntime::start(&only, opts).await else {
             return Err(format!("MCP server `{id}` did not start"));
         };
