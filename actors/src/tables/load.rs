@@ -47,25 +47,23 @@ pub(crate) fn read_table(
     bounds: TableBounds,
 ) -> impl Future<Output = Result<(ResourceRecord, Arc<Entry>), TablesError>> {
     let cache = act.service_state().tables.clone();
-    let (probe, fill) = (cache.clone(), cache.clone());
+    let probe = cache.clone();
     let loading = load_with(
         act,
         (id, version),
         bounds.max_file_bytes,
         move |rec| key(rec).is_some_and(|k| probe.get(&k).is_some()),
-        move |rec, bytes| {
-            let table = read::read(&schema_of(rec)?, bytes, bounds.max_rows)?;
-            Ok::<_, TablesError>(fill.put(key(rec).unwrap_or_default(), table))
-        },
+        // Cached only once Files says the digest matched: a parse of changed bytes is dropped.
+        move |rec, bytes| read::read(&schema_of(rec)?, bytes, bounds.max_rows),
     );
     let dir = act.dir().to_path_buf();
     async move {
         let (rec, made) = loading.await?;
         let schema = schema_of(&rec)?;
-        if let Some(entry) = made {
-            return Ok((rec, entry?));
-        }
         let k = key(&rec).unwrap_or_default();
+        if let Some(table) = made {
+            return Ok((rec, cache.put(k, table?)));
+        }
         if let Some(e) = cache.get(&k) {
             return Ok((rec, e));
         }
