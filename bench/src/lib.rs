@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod http;
+pub mod table;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

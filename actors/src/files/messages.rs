@@ -11,7 +11,7 @@ use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use uuid::Uuid;
 
 /// Reads the resources entity; resolves once what it observed is durable.
@@ -238,19 +238,59 @@ pub(crate) fn load(
     max_file_bytes: u64,
     cached: impl FnOnce(&ResourceRecord) -> bool + Send + 'static,
 ) -> impl Future<Output = Result<(ResourceRecord, Option<Vec<u8>>), FilesError>> {
-    let read = read_resources(act, move |r| r.record(id, version));
+    load_via(
+        act,
+        (id, version),
+        cached,
+        move |dir, rec, cached, verified| {
+            let (path, facts) = (&rec.path, &rec.facts);
+            store::load_unless_cached(dir, path, facts, max_file_bytes, cached, verified)
+        },
+    )
+}
+
+/// Like [`load`], but what `consume` makes of the bytes while their digest is checked alongside
+/// (`store::consume_version`): the caller never holds a copy of the bytes.
+pub(crate) fn load_with<R: Send + 'static>(
+    act: &mut ProjectActor,
+    (id, version): (Uuid, u64),
+    max_file_bytes: u64,
+    cached: impl FnOnce(&ResourceRecord) -> bool + Send + 'static,
+    consume: impl FnOnce(&ResourceRecord, &[u8]) -> R + Send + 'static,
+) -> impl Future<Output = Result<(ResourceRecord, Option<R>), FilesError>> {
+    load_via(
+        act,
+        (id, version),
+        cached,
+        move |dir, rec, cached, verified| {
+            let consume = |b: &[u8]| consume(rec, b);
+            let seen = (cached, verified);
+            store::consume_unless_cached(dir, &rec.path, &rec.facts, max_file_bytes, seen, consume)
+        },
+    )
+}
+
+/// The record of one version, then `read` of its bytes on a blocking thread.
+fn load_via<T: Send + 'static>(
+    act: &mut ProjectActor,
+    (id, version): (Uuid, u64),
+    cached: impl FnOnce(&ResourceRecord) -> bool + Send + 'static,
+    read: impl FnOnce(&Path, &ResourceRecord, bool, &store::Verified) -> Result<Option<T>, FilesError>
+        + Send
+        + 'static,
+) -> impl Future<Output = Result<(ResourceRecord, Option<T>), FilesError>> {
+    let records = read_resources(act, move |r| r.record(id, version));
     let dir = act.dir().to_path_buf();
     let verified = act.service_state().verified.clone();
     async move {
-        let rec = read.await??;
+        let rec = records.await??;
         let cached = cached(&rec);
-        let facts = rec.facts.clone();
-        let path = rec.path.clone();
-        let bytes = blocking(move || {
-            store::load_unless_cached(&dir, &path, &facts, max_file_bytes, cached, &verified)
+        let (rec, made) = blocking(move || {
+            let made = read(&dir, &rec, cached, &verified)?;
+            Ok((rec, made))
         })
         .await?;
-        Ok((rec, bytes))
+        Ok((rec, made))
     }
 }
 

@@ -70,6 +70,53 @@ pub fn store(project: &Path, bytes: &[u8], digest: &str) -> Result<PathBuf, Acto
     Ok(target)
 }
 
+/// The file holding a version's bytes: its stored copy when captured, else the project file
+/// (`stale` when that is gone).
+fn version_path(
+    project: &Path,
+    rel_path: &str,
+    facts: &VersionFacts,
+) -> Result<PathBuf, FilesError> {
+    if facts.captured {
+        return Ok(store_dir(project).join(&facts.sha256));
+    }
+    match crate::paths::resolve_existing(project, "path", rel_path) {
+        Ok(p) => Ok(p),
+        Err(ActorError::NotFound { .. }) => Err(FilesError::Stale {
+            recorded: facts.sha256.clone(),
+            current: None,
+        }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The byte bound of a read: a captured version is read whole whatever the limit is now.
+fn version_bound(facts: &VersionFacts, max: u64) -> u64 {
+    if facts.captured {
+        max.max(facts.bytes)
+    } else {
+        max
+    }
+}
+
+/// `Ok` when `current` (the digest of the bytes read from `path`) is the version's.
+fn check_digest(path: &Path, facts: &VersionFacts, current: String) -> Result<(), FilesError> {
+    if current == facts.sha256 {
+        return Ok(());
+    }
+    if facts.captured {
+        return Err(ActorError::internal(format!(
+            "captured store file {} does not match its digest",
+            path.display()
+        ))
+        .into());
+    }
+    Err(FilesError::Stale {
+        recorded: facts.sha256.clone(),
+        current: Some(current),
+    })
+}
+
 /// The exact bytes of one version: from the store when captured, else from the file when its
 /// digest still matches (`stale` with both digests when it does not).
 pub fn load_version(
@@ -78,37 +125,32 @@ pub fn load_version(
     facts: &VersionFacts,
     max: u64,
 ) -> Result<Vec<u8>, FilesError> {
-    if facts.captured {
-        let path = store_dir(project).join(&facts.sha256);
-        let bytes = read_bounded(&path, max.max(facts.bytes))?;
-        if rho_plumbing::sha256_hex(&bytes) != facts.sha256 {
-            return Err(ActorError::internal(format!(
-                "captured store file {} does not match its digest",
-                path.display()
-            ))
-            .into());
-        }
-        return Ok(bytes);
-    }
-    let path = match crate::paths::resolve_existing(project, "path", rel_path) {
-        Ok(p) => p,
-        Err(ActorError::NotFound { .. }) => {
-            return Err(FilesError::Stale {
-                recorded: facts.sha256.clone(),
-                current: None,
-            })
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let bytes = read_bounded(&path, max)?;
-    let current = rho_plumbing::sha256_hex(&bytes);
-    if current != facts.sha256 {
-        return Err(FilesError::Stale {
-            recorded: facts.sha256.clone(),
-            current: Some(current),
-        });
-    }
+    let path = version_path(project, rel_path, facts)?;
+    let bytes = read_bounded(&path, version_bound(facts, max))?;
+    check_digest(&path, facts, rho_plumbing::sha256_hex(&bytes))?;
     Ok(bytes)
+}
+
+/// Like [`load_version`], but hands the bytes to `consume` while their digest is computed on a
+/// second thread, and answers what `consume` made only when the digest matches (the same
+/// `stale` or store error as [`load_version`] otherwise, whatever `consume` found).
+pub fn consume_version<R: Send>(
+    project: &Path,
+    rel_path: &str,
+    facts: &VersionFacts,
+    max: u64,
+    consume: impl FnOnce(&[u8]) -> R,
+) -> Result<R, FilesError> {
+    let path = version_path(project, rel_path, facts)?;
+    let bytes = read_bounded(&path, version_bound(facts, max))?;
+    let (current, made) = std::thread::scope(|s| {
+        let digest = s.spawn(|| rho_plumbing::sha256_hex(&bytes));
+        let made = consume(&bytes);
+        (digest.join(), made)
+    });
+    let current = current.map_err(|_| ActorError::internal("the digest thread panicked"))?;
+    check_digest(&path, facts, current)?;
+    Ok(made)
 }
 
 /// Files whose digest was verified, by path, with the size and mtime they had then (the last
@@ -137,11 +179,41 @@ pub fn load_unless_cached(
     cached: bool,
     verified: &Verified,
 ) -> Result<Option<Vec<u8>>, FilesError> {
+    unless_cached(project, rel_path, facts, cached, verified, || {
+        let bytes = load_version(project, rel_path, facts, max)?;
+        Ok((bytes.len(), bytes))
+    })
+}
+
+/// [`load_unless_cached`] through [`consume_version`]: what `consume` made of the verified bytes.
+pub fn consume_unless_cached<R: Send>(
+    project: &Path,
+    rel_path: &str,
+    facts: &VersionFacts,
+    max: u64,
+    (cached, verified): (bool, &Verified),
+    consume: impl FnOnce(&[u8]) -> R,
+) -> Result<Option<R>, FilesError> {
+    unless_cached(project, rel_path, facts, cached, verified, || {
+        consume_version(project, rel_path, facts, max, |b| (b.len(), consume(b)))
+    })
+}
+
+/// `None` when the cached bytes are known unchanged, else what `load` made of the verified
+/// bytes (with their length), remembering the file as verified.
+fn unless_cached<T>(
+    project: &Path,
+    rel_path: &str,
+    facts: &VersionFacts,
+    cached: bool,
+    verified: &Verified,
+    load: impl FnOnce() -> Result<(usize, T), FilesError>,
+) -> Result<Option<T>, FilesError> {
     if facts.captured {
         return if cached {
             Ok(None)
         } else {
-            load_version(project, rel_path, facts, max).map(Some)
+            load().map(|(_, t)| Some(t))
         };
     }
     let path = crate::paths::resolve_existing(project, "path", rel_path).ok();
@@ -156,9 +228,9 @@ pub fn load_unless_cached(
             }
         }
     }
-    let bytes = load_version(project, rel_path, facts, max)?;
+    let (read, made) = load()?;
     if let (Some(p), Some((len, mtime))) = (path, now) {
-        if len == bytes.len() as u64 {
+        if len == read as u64 {
             let mut verified = verified.0.lock().unwrap_or_else(|e| e.into_inner());
             verified.retain(|(vp, ..)| vp != &p);
             if verified.len() >= VERIFIED_KEEP {
@@ -167,20 +239,20 @@ pub fn load_unless_cached(
             verified.push((p, len, mtime, facts.sha256.clone()));
         }
     }
-    Ok(Some(bytes))
+    Ok(Some(made))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn stored_bytes_are_found_by_digest_and_stale_files_are_reported() {
+    /// A project holding `a.txt` = `one`, its digest, and the facts of that version.
+    fn project_with_one_file() -> (tempfile::TempDir, String, VersionFacts) {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join(".rho")).unwrap();
         fs::write(dir.path().join("a.txt"), b"one").unwrap();
         let digest = rho_plumbing::sha256_hex(b"one");
-        let mut facts = VersionFacts {
+        let facts = VersionFacts {
             kind: "file".into(),
             format: "text".into(),
             bytes: 3,
@@ -191,6 +263,12 @@ mod tests {
             table: None,
             media: None,
         };
+        (dir, digest, facts)
+    }
+
+    #[test]
+    fn stored_bytes_are_found_by_digest_and_stale_files_are_reported() {
+        let (dir, digest, mut facts) = project_with_one_file();
         assert_eq!(
             load_version(dir.path(), "a.txt", &facts, 100).unwrap(),
             b"one"
@@ -209,5 +287,40 @@ mod tests {
             load_version(dir.path(), "a.txt", &facts, 100).unwrap(),
             b"one"
         );
+    }
+
+    #[test]
+    fn consumed_bytes_count_only_when_their_digest_matches() {
+        let (dir, digest, mut facts) = project_with_one_file();
+        let len = |b: &[u8]| b.len();
+        assert_eq!(
+            consume_version(dir.path(), "a.txt", &facts, 100, len),
+            Ok(3)
+        );
+        fs::write(dir.path().join("a.txt"), b"three").unwrap();
+        assert_eq!(
+            consume_version(dir.path(), "a.txt", &facts, 100, len),
+            Err(FilesError::Stale {
+                recorded: digest.clone(),
+                current: Some(rho_plumbing::sha256_hex(b"three")),
+            })
+        );
+        fs::remove_file(dir.path().join("a.txt")).unwrap();
+        assert_eq!(
+            consume_version(dir.path(), "a.txt", &facts, 100, len),
+            Err(FilesError::Stale {
+                recorded: digest.clone(),
+                current: None,
+            })
+        );
+        // A captured copy whose bytes no longer match its digest is refused, not handed out.
+        store(dir.path(), b"one", &digest).unwrap();
+        facts.captured = true;
+        assert_eq!(consume_version(dir.path(), "a.txt", &facts, 1, len), Ok(3));
+        fs::write(store_dir(dir.path()).join(&digest), b"onf").unwrap();
+        assert!(matches!(
+            consume_version(dir.path(), "a.txt", &facts, 100, len),
+            Err(FilesError::Actor(ActorError::Internal { .. }))
+        ));
     }
 }

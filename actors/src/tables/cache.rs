@@ -17,6 +17,15 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The cached order of `query`, if any.
+    pub fn cached_order(&self, query: &str) -> Option<Arc<Vec<u32>>> {
+        let orders = self.lock();
+        orders
+            .iter()
+            .find(|(q, _)| q == query)
+            .map(|(_, o)| o.clone())
+    }
+
     /// The order of `query`, computed by `make` on a miss.
     pub fn order(&self, query: &str, make: impl FnOnce() -> Vec<u32>) -> Arc<Vec<u32>> {
         if let Some((_, o)) = self.lock().iter().find(|(q, _)| q == query) {

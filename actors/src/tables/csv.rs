@@ -87,9 +87,7 @@ pub fn records(
                 }
             } else {
                 let start = i;
-                while i < b.len() && !matches!(b[i], b',' | b'\n' | b'\r' | b'"') {
-                    i += 1;
-                }
+                i = field_end(b, i);
                 if i < b.len() && b[i] == b'"' {
                     return Err(CsvError::StrayQuote { line });
                 }
@@ -126,6 +124,33 @@ pub fn records(
         }
     }
     Ok((i, line))
+}
+
+/// The first `,`, `\n`, `\r` or `"` at or after `i` (or the end), eight bytes at a time.
+fn field_end(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte of `w` equal to `c`; bits above the lowest true one may be
+    // false alarms (a borrow), so only the lowest set bit is used.
+    let eq = |w: u64, c: u8| {
+        let x = w ^ (ONES * u64::from(c));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    while let Some(chunk) = b.get(i..i + 8) {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let w = u64::from_le_bytes(word);
+        let hit = eq(w, b',') | eq(w, b'\n') | eq(w, b'\r') | eq(w, b'"');
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !matches!(b[i], b',' | b'\n' | b'\r' | b'"') {
+        i += 1;
+    }
+    i
 }
 
 fn find_quote(b: &[u8], from: usize) -> Option<usize> {
@@ -176,6 +201,17 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn field_end_finds_the_first_separator(s in "[a-z,\"\r\n\u{80}-\u{ff}]{0,40}", from in 0usize..40) {
+            let b = s.as_bytes();
+            let from = from.min(b.len());
+            let slow = b[from..]
+                .iter()
+                .position(|c| matches!(c, b',' | b'\n' | b'\r' | b'"'))
+                .map_or(b.len(), |p| p + from);
+            proptest::prop_assert_eq!(field_end(b, from), slow);
+        }
+
         #[test]
         fn written_records_read_back(rows in proptest::collection::vec(
             proptest::collection::vec("[a-z,\"\n\r ]{0,6}", 1..5), 1..6)) {

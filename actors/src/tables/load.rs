@@ -1,14 +1,15 @@
 //! Loading one resource version as a validated typed table, through the table cache.
 
 use super::cache::Entry;
-use super::read;
+use super::read::{self, Table};
 use super::schema::Schema;
 use super::TablesError;
 use crate::error::ActorError;
-use crate::files::messages::{blocking, load};
-use crate::files::{store, FilesError, ResourceRecord};
+use crate::files::messages::{blocking, load_with};
+use crate::files::{store, FilesError, ResourceRecord, VersionFacts};
 use crate::project_actor::ProjectActor;
 use std::future::Future;
+use std::path::Path;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -26,7 +27,19 @@ fn key(rec: &ResourceRecord) -> Option<String> {
         .map(|d| format!("{}:{:?}", rec.facts.sha256, d))
 }
 
-/// The validated table of resource `id` at `version` (read and validated in full on first use).
+/// The schema a resource version declares.
+fn schema_of(rec: &ResourceRecord) -> Result<Schema, ActorError> {
+    let decl = rec.facts.table.as_ref().ok_or_else(|| {
+        ActorError::invalid(
+            "resource",
+            "the resource declares no table (register it with table:{...})",
+        )
+    })?;
+    Schema::from_decl(decl)
+}
+
+/// The validated table of resource `id` at `version` (read and validated in full on first use,
+/// its digest checked while it parses).
 pub(crate) fn read_table(
     act: &mut ProjectActor,
     id: Uuid,
@@ -35,39 +48,48 @@ pub(crate) fn read_table(
 ) -> impl Future<Output = Result<(ResourceRecord, Arc<Entry>), TablesError>> {
     let cache = act.service_state().tables.clone();
     let probe = cache.clone();
-    let loading = load(act, id, version, bounds.max_file_bytes, move |rec| {
-        key(rec).is_some_and(|k| probe.get(&k).is_some())
-    });
+    let loading = load_with(
+        act,
+        (id, version),
+        bounds.max_file_bytes,
+        move |rec| key(rec).is_some_and(|k| probe.get(&k).is_some()),
+        // Cached only once Files says the digest matched: a parse of changed bytes is dropped.
+        move |rec, bytes| read::read(&schema_of(rec)?, bytes, bounds.max_rows),
+    );
     let dir = act.dir().to_path_buf();
     async move {
-        let (rec, bytes) = loading.await?;
-        let decl = rec.facts.table.clone().ok_or_else(|| {
-            ActorError::invalid(
-                "resource",
-                "the resource declares no table (register it with table:{...})",
-            )
-        })?;
-        let schema = Schema::from_decl(&decl)?;
+        let (rec, made) = loading.await?;
+        let schema = schema_of(&rec)?;
         let k = key(&rec).unwrap_or_default();
-        if bytes.is_none() {
-            if let Some(e) = cache.get(&k) {
-                return Ok((rec, e));
-            }
+        if let Some(table) = made {
+            return Ok((rec, cache.put(k, table?)));
         }
-        let facts = rec.facts.clone();
-        let path = rec.path.clone();
-        let entry = tokio::task::spawn_blocking(move || {
-            let bytes = match bytes {
-                Some(b) => b,
-                None => store::load_version(&dir, &path, &facts, bounds.max_file_bytes)?,
-            };
-            let table = read::read(&schema, &bytes, bounds.max_rows)?;
-            Ok::<_, TablesError>(cache.put(k, table))
+        if let Some(e) = cache.get(&k) {
+            return Ok((rec, e));
+        }
+        // Evicted since the probe: read it again.
+        let (facts, path) = (rec.facts.clone(), rec.path.clone());
+        let entry = compute(move || {
+            let table = read_version(&dir, &path, &facts, &schema, bounds)?;
+            Ok(cache.put(k, table))
         })
-        .await
-        .map_err(|e| TablesError::from(ActorError::internal(e.to_string())))??;
+        .await?;
         Ok((rec, entry))
     }
+}
+
+/// Reads the exact bytes of one version (`stale` when an uncaptured file changed) and
+/// validates them as the typed table `schema` declares, the digest computed alongside.
+pub fn read_version(
+    project: &Path,
+    rel_path: &str,
+    facts: &VersionFacts,
+    schema: &Schema,
+    bounds: TableBounds,
+) -> Result<Table, TablesError> {
+    store::consume_version(project, rel_path, facts, bounds.max_file_bytes, |bytes| {
+        read::read(schema, bytes, bounds.max_rows)
+    })?
 }
 
 /// Runs CPU work on a blocking thread.

@@ -6,6 +6,7 @@ use super::contract::{
 };
 use super::load::{compute, read_table, TableBounds};
 use super::query::{cell_ref_json, filter_value, select, Filter, Op, Sort};
+use super::read::Table;
 use super::TablesError;
 use crate::error::ActorError;
 use crate::files::contract::ResourceRef;
@@ -33,69 +34,85 @@ impl Handler<DataPage> for ProjectActor {
         let reading = read_table(self, msg.id, msg.resource.version, msg.bounds);
         Box::pin(async move {
             let (_, entry) = reading.await?;
-            compute(move || {
-                let t = &entry.table;
-                let col = |name: &str, field: &str, i: usize| {
-                    t.schema.column(name).ok_or_else(|| ActorError::Invalid {
-                        field: Some(field.into()),
-                        index: Some(i as u64),
-                        reason: format!("no column {name:?}"),
-                    })
-                };
-                let mut sort = Vec::new();
-                for (i, s) in msg.sort.iter().enumerate() {
-                    sort.push(Sort {
-                        column: col(&s.column, "sort", i)?,
-                        descending: s.descending,
-                    });
+            let (filters, sort) = query(&entry.table, &msg.sort, &msg.filter)?;
+            let key = serde_json::to_string(&(&msg.sort, &msg.filter)).unwrap_or_default();
+            // A cached order pages on this thread (at most `maxPageRows` rows); a new one is
+            // computed on a blocking thread.
+            let order = match entry.cached_order(&key) {
+                Some(order) => order,
+                None => {
+                    let entry = entry.clone();
+                    compute(move || Ok(entry.order(&key, || select(&entry.table, &filters, &sort))))
+                        .await?
                 }
-                let mut filters = Vec::new();
-                for (i, f) in msg.filter.iter().enumerate() {
-                    let column = col(&f.column, "filter", i)?;
-                    let op = Op::parse(&f.op).ok_or_else(|| ActorError::Invalid {
-                        field: Some("filter".into()),
-                        index: Some(i as u64),
-                        reason: format!("unknown op {:?}", f.op),
-                    })?;
-                    let value = filter_value(t.schema.columns[column].ty, op, f.value.as_ref(), i)?;
-                    filters.push(Filter { column, op, value });
-                }
-                let query_key =
-                    serde_json::to_string(&(&msg.sort, &msg.filter)).unwrap_or_default();
-                let order = entry.order(&query_key, || select(t, &filters, &sort));
-                let start = (msg.offset as usize).min(order.len());
-                let end = start.saturating_add(msg.limit as usize).min(order.len());
-                let rows = order[start..end]
-                    .iter()
-                    .map(|&r| Row {
-                        key: t.key(r as usize).map(str::to_string),
-                        cells: t
-                            .schema
-                            .columns
-                            .iter()
-                            .enumerate()
-                            .map(|(c, column)| {
-                                (column.name.clone(), cell_ref_json(t.cell(c, r as usize)))
-                            })
-                            .collect(),
-                    })
-                    .collect();
-                Ok(PageReply {
-                    query: PageQuery {
-                        resource: msg.resource,
-                        offset: msg.offset,
-                        limit: msg.limit,
-                        sort: msg.sort,
-                        filter: msg.filter,
-                    },
-                    total: order.len() as u64,
-                    namespace: t.schema.key.as_ref().map(|(_, ns)| ns.clone()),
-                    rows,
-                })
+            };
+            let t = &entry.table;
+            let start = (msg.offset as usize).min(order.len());
+            let end = start.saturating_add(msg.limit as usize).min(order.len());
+            Ok(PageReply {
+                rows: page_rows(t, &order[start..end]),
+                query: PageQuery {
+                    resource: msg.resource,
+                    offset: msg.offset,
+                    limit: msg.limit,
+                    sort: msg.sort,
+                    filter: msg.filter,
+                },
+                total: order.len() as u64,
+                namespace: t.schema.key.as_ref().map(|(_, ns)| ns.clone()),
             })
-            .await
         })
     }
+}
+
+/// The typed filters and sort keys of a page request (`invalid` naming the first bad one).
+fn query(
+    t: &Table,
+    sort_specs: &[SortSpec],
+    filter_specs: &[FilterSpec],
+) -> Result<(Vec<Filter>, Vec<Sort>), TablesError> {
+    let col = |name: &str, field: &str, i: usize| {
+        t.schema.column(name).ok_or_else(|| ActorError::Invalid {
+            field: Some(field.into()),
+            index: Some(i as u64),
+            reason: format!("no column {name:?}"),
+        })
+    };
+    let mut sort = Vec::new();
+    for (i, s) in sort_specs.iter().enumerate() {
+        sort.push(Sort {
+            column: col(&s.column, "sort", i)?,
+            descending: s.descending,
+        });
+    }
+    let mut filters = Vec::new();
+    for (i, f) in filter_specs.iter().enumerate() {
+        let column = col(&f.column, "filter", i)?;
+        let op = Op::parse(&f.op).ok_or_else(|| ActorError::Invalid {
+            field: Some("filter".into()),
+            index: Some(i as u64),
+            reason: format!("unknown op {:?}", f.op),
+        })?;
+        let value = filter_value(t.schema.columns[column].ty, op, f.value.as_ref(), i)?;
+        filters.push(Filter { column, op, value });
+    }
+    Ok((filters, sort))
+}
+
+/// The reply rows of table rows `rows`, in that order.
+pub fn page_rows(t: &Table, rows: &[u32]) -> Vec<Row> {
+    rows.iter()
+        .map(|&r| Row {
+            key: t.key(r as usize).map(str::to_string),
+            cells: t
+                .schema
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(c, column)| (column.name.clone(), cell_ref_json(t.cell(c, r as usize))))
+                .collect(),
+        })
+        .collect()
 }
 
 /// How a comparison joins.
@@ -146,7 +163,7 @@ impl Handler<DataCompare> for ProjectActor {
                 }
                 let mut cols = Vec::new();
                 for (i, (lf, rf)) in msg.fields.iter().enumerate() {
-                    let find = |t: &super::read::Table, name: &str, side: &str| {
+                    let find = |t: &Table, name: &str, side: &str| {
                         t.schema
                             .column(name)
                             .filter(|&c| t.schema.columns[c].ty.numeric())

@@ -185,35 +185,71 @@ pub fn type_text(col: &Column, text: &str) -> Result<Cell, String> {
 
 /// Optional sign, digits without leading zeros, within 64 bits.
 pub(super) fn parse_integer(t: &str) -> Option<i64> {
-    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
-    if digits.is_empty()
-        || !digits.bytes().all(|b| b.is_ascii_digit())
-        || (digits.len() > 1 && digits.starts_with('0'))
-    {
+    let b = t.as_bytes();
+    let (negative, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
         return None;
     }
-    t.strip_prefix('+').unwrap_or(t).parse().ok()
+    let mut v: u64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+    }
+    if negative {
+        // -2^63 is the one magnitude beyond i64::MAX that fits.
+        (v <= 1 << 63).then(|| (v as i64).wrapping_neg())
+    } else {
+        i64::try_from(v).ok()
+    }
 }
 
 /// A finite decimal or exponent form (no `inf`, `nan`, hex or blanks).
+///
+/// A plain decimal of at most 2^53 as an integer of its digits, with at most 22 digits after
+/// the point, is that integer divided by a power of ten: both exact in `f64`, so the one
+/// division is the correctly rounded value `str::parse` gives. Anything else goes to `parse`.
 pub(super) fn parse_number(t: &str) -> Option<f64> {
+    const EXACT: u64 = 1 << 53;
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
     let b = t.as_bytes();
+    let negative = b.first() == Some(&b'-');
     let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
     let int_start = i;
+    let mut m: u64 = 0;
     while i < b.len() && b[i].is_ascii_digit() {
+        m = m.wrapping_mul(10).wrapping_add(u64::from(b[i] - b'0'));
         i += 1;
     }
     let mut digits = i - int_start;
+    let mut frac = 0;
     if i < b.len() && b[i] == b'.' {
         i += 1;
         let f = i;
         while i < b.len() && b[i].is_ascii_digit() {
+            m = m.wrapping_mul(10).wrapping_add(u64::from(b[i] - b'0'));
             i += 1;
         }
-        digits += i - f;
+        frac = i - f;
+        digits += frac;
     }
     if digits == 0 {
         return None;
+    }
+    if i == b.len() && digits <= 19 && m <= EXACT {
+        if let Some(p) = POW10.get(frac) {
+            let v = m as f64 / p;
+            return Some(if negative { -v } else { v });
+        }
     }
     if i < b.len() && matches!(b[i], b'e' | b'E') {
         i += 1;
@@ -243,6 +279,27 @@ mod tests {
             name: "c".into(),
             ty,
             missing: missing.map(|m| m.iter().map(|s| s.to_string()).collect()),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_paths_agree_with_std_parse(
+            int in "[+-]?[0-9]{0,21}",
+            dec in "[+-]?[0-9]{0,18}(\\.[0-9]{0,24})?",
+            n in proptest::num::i64::ANY,
+            x in proptest::num::f64::NORMAL,
+        ) {
+            let digits = int.trim_start_matches(['+', '-']);
+            let std_int = (digits.len() < 2 || !digits.starts_with('0'))
+                .then(|| int.strip_prefix('+').unwrap_or(&int).parse::<i64>().ok())
+                .flatten();
+            proptest::prop_assert_eq!(parse_integer(&int), std_int);
+            proptest::prop_assert_eq!(parse_integer(&n.to_string()), Some(n));
+            let std_num = dec.parse::<f64>().ok().filter(|v| v.is_finite());
+            let ours = parse_number(&dec);
+            proptest::prop_assert_eq!(ours.map(f64::to_bits), std_num.map(f64::to_bits), "{}", dec);
+            proptest::prop_assert_eq!(parse_number(&x.to_string()).map(f64::to_bits), Some(x.to_bits()));
         }
     }
 

@@ -10,48 +10,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_bench::http::{Conn, Rho};
+use rho_bench::table::{csv, ROWS};
 use rho_bench::{machine_line, quantile_us, scratch, time_loop};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-const ROWS: usize = 100_000;
 const ROUNDS: usize = 3;
-
-fn csv(round: usize) -> (String, Value) {
-    let mut s = String::with_capacity(ROWS * 120);
-    let mut cols = vec![json!({"name": "id", "type": "string"})];
-    let mut header = vec!["id".to_string()];
-    for c in 0..19 {
-        let (name, ty) = match c % 3 {
-            0 => (format!("x{c}"), "number"),
-            1 => (format!("n{c}"), "integer"),
-            _ => (format!("s{c}"), "string"),
-        };
-        header.push(name.clone());
-        cols.push(json!({"name": name, "type": ty, "missing": ["NA"]}));
-    }
-    s.push_str(&header.join(","));
-    s.push('\n');
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ round as u64;
-    for r in 0..ROWS {
-        s.push_str(&format!("k{r}"));
-        for c in 0..19 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let v = x % 100_000;
-            match c % 3 {
-                0 => s.push_str(&format!(",{}.{:03}", v, x % 1000)),
-                1 => s.push_str(&format!(",{}", v as i64 - 50_000)),
-                _ => s.push_str(&format!(",word{}", v % 997)),
-            }
-        }
-        s.push('\n');
-    }
-    let decl =
-        json!({"format": "csv", "key": {"column": "id", "namespace": "row"}, "columns": cols});
-    (s, decl)
-}
 
 fn call(c: &mut Conn, token: &str, op: &str, body: &Value) -> Value {
     let (status, bytes) = c
@@ -173,6 +137,9 @@ fn main() {
         let (text2, _) = csv(round + 100);
         let name2 = format!("c{round}.csv");
         std::fs::write(pdir.join(&name2), &text2).unwrap();
+        // Making the files (and the previous round's pandas run) can outlast the server's
+        // keep-alive on a loaded machine: each round measures on a fresh connection.
+        c = Conn::open(rho.port).unwrap();
         let mut register = |name: &str| {
             let r = call(
                 &mut c,
