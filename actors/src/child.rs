@@ -15,7 +15,7 @@ use rho_journal::{EntityRef, Journal, NewRecord};
 use std::sync::Arc;
 
 /// One entity's actor.
-pub struct EntityActor<E: Entity> {
+pub(crate) struct EntityActor<E: Entity> {
     entity: EntityRef,
     state: E,
     journal: Arc<Journal>,
@@ -25,7 +25,7 @@ pub struct EntityActor<E: Entity> {
 
 impl<E: Entity> EntityActor<E> {
     /// Starts the actor from replayed state.
-    pub fn new(id: uuid::Uuid, state: E, journal: Arc<Journal>, selection: Arc<Selection>) -> Self {
+    pub(crate) fn new(id: uuid::Uuid, state: E, journal: Arc<Journal>, selection: Arc<Selection>) -> Self {
         EntityActor {
             entity: EntityRef {
                 kind: E::KIND.to_string(),
@@ -92,13 +92,13 @@ impl<E: Entity> Actor for EntityActor<E> {
 
 /// A reply whose events are journaled; send it once `wait_seq` is durable.
 #[derive(Debug, Clone)]
-pub struct Accepted<R> {
+pub(crate) struct Accepted<R> {
     pub reply: R,
     pub wait_seq: u64,
 }
 
 /// Run one command against the entity.
-pub struct Execute<E: Entity> {
+pub(crate) struct Execute<E: Entity> {
     pub command: E::Command,
     pub ctx: CommandContext,
 }
@@ -135,7 +135,7 @@ impl<E: Entity> Handler<Execute<E>> for EntityActor<E> {
 }
 
 /// Read the entity's state; the reply is sent after what it observed is durable.
-pub struct Query<E: Entity, R> {
+pub(crate) struct Query<E: Entity, R> {
     pub read: Box<dyn FnOnce(&E) -> R + Send>,
 }
 
@@ -155,7 +155,7 @@ impl<E: Entity, R: Send + 'static> Handler<Query<E, R>> for EntityActor<E> {
 }
 
 /// Settle what was in flight at a crash; runs once, live, after replay.
-pub struct Reconcile {
+pub(crate) struct Reconcile {
     pub time_ms: i64,
 }
 

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 /// Every running child actor of one project.
-pub struct Children {
+pub(crate) struct Children {
     journal: Arc<Journal>,
     selection: Arc<Selection>,
     maps: HashMap<&'static str, Box<dyn Any>>,
@@ -64,7 +64,7 @@ impl Children {
     }
 
     /// Starts the actor of entity `id` from `state` (replacing none: ids are unique per kind).
-    pub fn insert<E: Entity>(&mut self, id: Uuid, state: E) -> Addr<EntityActor<E>> {
+    pub(crate) fn insert<E: Entity>(&mut self, id: Uuid, state: E) -> Addr<EntityActor<E>> {
         let addr =
             EntityActor::new(id, state, self.journal.clone(), self.selection.clone()).start();
         if self.starting {
@@ -75,12 +75,12 @@ impl Children {
     }
 
     /// The running actor of entity `id`, if the entity exists.
-    pub fn get<E: Entity>(&mut self, id: Uuid) -> Option<Addr<EntityActor<E>>> {
+    pub(crate) fn get<E: Entity>(&mut self, id: Uuid) -> Option<Addr<EntityActor<E>>> {
         self.map::<E>().get(&id).cloned()
     }
 
     /// The actor of entity `id`, starting a fresh one (default state) if there is none yet.
-    pub fn get_or_new<E: Entity>(&mut self, id: Uuid) -> Addr<EntityActor<E>> {
+    pub(crate) fn get_or_new<E: Entity>(&mut self, id: Uuid) -> Addr<EntityActor<E>> {
         match self.get::<E>(id) {
             Some(a) => a,
             None => self.insert(id, E::default()),
@@ -88,7 +88,7 @@ impl Children {
     }
 
     /// Every running actor of one kind.
-    pub fn all<E: Entity>(&mut self) -> Vec<(Uuid, Addr<EntityActor<E>>)> {
+    pub(crate) fn all<E: Entity>(&mut self) -> Vec<(Uuid, Addr<EntityActor<E>>)> {
         self.map::<E>()
             .iter()
             .map(|(id, a)| (*id, a.clone()))
@@ -96,7 +96,7 @@ impl Children {
     }
 
     /// Stops the actor of entity `id` (its state leaves memory; the journal keeps it).
-    pub fn remove<E: Entity>(&mut self, id: Uuid) {
+    pub(crate) fn remove<E: Entity>(&mut self, id: Uuid) {
         self.map::<E>().remove(&id);
     }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// Entries per page.
-pub const PAGE: usize = 200;
+pub(crate) const PAGE: usize = 200;
 
 /// One listed entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -30,7 +30,7 @@ pub struct Page {
 }
 
 /// Lists `rel` inside `project`, entries after `cursor` (a name), sorted by name.
-pub fn list(project: &Path, rel: &str, cursor: Option<&str>) -> Result<Page, ActorError> {
+pub(crate) fn list(project: &Path, rel: &str, cursor: Option<&str>) -> Result<Page, ActorError> {
     let dir = paths::resolve_existing(project, "path", rel)?;
     if !dir.is_dir() {
         return Err(ActorError::invalid(

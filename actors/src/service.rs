@@ -44,7 +44,7 @@ pub struct ServiceActor {
 
 impl ServiceActor {
     /// A service over `root` (canonical) whose registered projects come from `registry`. Its
-    /// projects share a fresh [`ServiceState`] (never another service's).
+    /// projects share a fresh `ServiceState` (never another service's).
     pub fn new(
         mut config: ProjectConfig,
         registry: Registry,
