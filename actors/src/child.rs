@@ -25,7 +25,12 @@ pub(crate) struct EntityActor<E: Entity> {
 
 impl<E: Entity> EntityActor<E> {
     /// Starts the actor from replayed state.
-    pub(crate) fn new(id: uuid::Uuid, state: E, journal: Arc<Journal>, selection: Arc<Selection>) -> Self {
+    pub(crate) fn new(
+        id: uuid::Uuid,
+        state: E,
+        journal: Arc<Journal>,
+        selection: Arc<Selection>,
+    ) -> Self {
         EntityActor {
             entity: EntityRef {
                 kind: E::KIND.to_string(),
