@@ -13,12 +13,12 @@ use rmcp::transport::auth::enterprise::{
     EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
 };
 use rmcp::transport::auth::{
-    AuthorizationMetadata, AuthorizationMetadataSource, CredentialStore, OAuthTokenResponse,
-    StoredCredentials, WWWAuthenticateParams,
+    AuthorizationMetadata, CredentialStore, OAuthTokenResponse, StoredCredentials,
+    WWWAuthenticateParams,
 };
 use serde_json::{json, Value};
 
-use super::{bounded, manager, OAuthError, OAuthOptions, DISCOVERY_BOUND};
+use super::{bounded, discover, manager, OAuthError, OAuthOptions, DISCOVERY_BOUND};
 use crate::client::config::{HttpConfig, OAuthConfig, OAuthGrant};
 use crate::client::http::check_endpoint;
 
@@ -89,18 +89,7 @@ pub(super) async fn authorize(
         }
     };
     let m = manager(http, server_id, opts).await?;
-    let resolution = bounded("discovery", DISCOVERY_BOUND, async {
-        m.resolve_metadata_from_challenge(Some(challenge))
-            .await
-            .map_err(OAuthError::from)
-    })
-    .await?;
-    if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
-        return Err(OAuthError::Refused(
-            "the server publishes no authorization metadata, and Rho does not guess authorization endpoints".to_owned(),
-        ));
-    }
-    let md = resolution.metadata;
+    let md = discover(&m, challenge).await?;
     check_endpoint(&md.token_endpoint)?;
     let issuer = md.issuer.clone().ok_or_else(|| {
         OAuthError::Refused("the authorization server metadata names no issuer".to_owned())

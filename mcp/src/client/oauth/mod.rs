@@ -17,8 +17,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest,
-    AuthorizationSession, CredentialStore, InMemoryCredentialStore, WWWAuthenticateParams,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource,
+    AuthorizationRequest, AuthorizationSession, CredentialStore, InMemoryCredentialStore,
+    WWWAuthenticateParams,
 };
 
 pub use dpop_keys::DpopKeys;
@@ -149,6 +150,26 @@ pub(super) fn no_redirect_client() -> Result<reqwest::Client, OAuthError> {
         .map_err(|e| OAuthError::Auth(e.to_string()))
 }
 
+/// The authorization server's metadata, discovered from `challenge` within the discovery
+/// bound. A server that publishes none is refused: Rho never guesses authorization endpoints.
+pub(super) async fn discover(
+    m: &AuthorizationManager,
+    challenge: &str,
+) -> Result<AuthorizationMetadata, OAuthError> {
+    let resolution = bounded("discovery", DISCOVERY_BOUND, async {
+        m.resolve_metadata_from_challenge(Some(challenge))
+            .await
+            .map_err(OAuthError::from)
+    })
+    .await?;
+    if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+        return Err(OAuthError::Refused(
+            "the server publishes no authorization metadata, and Rho does not guess authorization endpoints".to_owned(),
+        ));
+    }
+    Ok(resolution.metadata)
+}
+
 pub(super) async fn manager(
     http: &HttpConfig,
     server_id: &str,
@@ -231,18 +252,8 @@ async fn authorize_scoped(
         return Err(OAuthError::NeedsAuthorization(server_id.to_owned()));
     }
     let mut m = manager(http, server_id, opts).await?;
-    let resolution = bounded("discovery", DISCOVERY_BOUND, async {
-        m.resolve_metadata_from_challenge(Some(challenge))
-            .await
-            .map_err(OAuthError::from)
-    })
-    .await?;
-    if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
-        return Err(OAuthError::Refused(
-            "the server publishes no authorization metadata, and Rho does not guess authorization endpoints".to_owned(),
-        ));
-    }
-    let md = &resolution.metadata;
+    let metadata = discover(&m, challenge).await?;
+    let md = &metadata;
     for endpoint in [
         Some(&md.authorization_endpoint),
         Some(&md.token_endpoint),
@@ -260,7 +271,7 @@ async fn authorize_scoped(
             ));
         }
     }
-    m.set_metadata(resolution.metadata.clone());
+    m.set_metadata(metadata.clone());
     if dpop::wanted(md) {
         // RFC 9449: a DPoP-bound token. Discovery again through the manager whose token
         // requests carry proofs (it must know the discovered resource for RFC 8707).
@@ -274,7 +285,7 @@ async fn authorize_scoped(
                 .map_err(OAuthError::from)
         })
         .await?;
-        m.set_metadata(resolution.metadata.clone());
+        m.set_metadata(metadata.clone());
     }
     let listener = match opts.authorizer {
         Authorizer::Browser => Some(login::Listener::bind().await?),
