@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::OAuthError;
+use super::error::{no_redirect_client, OAuthError};
 
 const CALLBACK_PATH: &str = "/callback";
 
@@ -107,7 +107,7 @@ impl Listener {
 /// Conformance mode only: GET the authorization URL without following redirects and take
 /// the callback from `Location`.
 pub(super) async fn headless(auth_url: &str) -> Result<String, OAuthError> {
-    let client = super::no_redirect_client()?;
+    let client = no_redirect_client()?;
     let resp = client
         .get(auth_url)
         .send()
