@@ -4,7 +4,7 @@
 
 use rmcp::transport::auth::{AuthorizationRequest, AuthorizationSession, WWWAuthenticateParams};
 
-use super::error::{bounded, OAuthError, DISCOVERY_BOUND, LOGIN_BOUND};
+use super::error::{bounded, OAuthError, DISCOVERY_BOUND};
 use super::manager::{discover, dpop_manager, manager, stored};
 use super::options::{Authorizer, OAuthOptions};
 use super::{dpop, login, machine};
@@ -142,12 +142,9 @@ async fn authorize_scoped(
     check_endpoint(&session.auth_url)?;
     let callback = match (opts.authorizer, listener) {
         (Authorizer::Browser, Some(listener)) => {
-            bounded(
-                "browser login",
-                LOGIN_BOUND,
-                listener.login(&session.auth_url),
-            )
-            .await?
+            listener
+                .login(&session.auth_url, opts.opener.as_deref(), opts.login_bound)
+                .await?
         }
         _ => {
             bounded(

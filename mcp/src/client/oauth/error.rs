@@ -9,7 +9,7 @@ use crate::client::http::HttpSetupError;
 
 /// Discovery, and loading stored credentials, are each bounded at 60 s.
 pub const DISCOVERY_BOUND: Duration = Duration::from_secs(60);
-/// The browser login is bounded at 5 minutes.
+/// The browser login is bounded at 5 minutes by default (`OAuthOptions::login_bound`).
 pub const LOGIN_BOUND: Duration = Duration::from_secs(300);
 /// Authorization rounds (first login plus scope step-ups) per start or call.
 pub const MAX_AUTH_ROUNDS: usize = 3;

@@ -3,10 +3,12 @@
 //! handed over at run time.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use rmcp::transport::auth::InMemoryCredentialStore;
 
 use super::dpop_keys::DpopKeys;
+use super::error::LOGIN_BOUND;
 
 /// How this run may obtain a new authorization.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -34,7 +36,7 @@ impl Authorizer {
 }
 
 /// OAuth settings of a run.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct OAuthOptions {
     /// The credential file (`<home>/state/mcp-credentials.json`); none keeps tokens in memory
     /// for this run only (shared by every connection of the run, per server).
@@ -54,6 +56,30 @@ pub struct OAuthOptions {
     /// The DPoP keys of this run, per server (made when an authorization server asks for
     /// DPoP; tokens bound to them are presented with proofs).
     pub dpop_keys: DpopKeys,
+    /// How long a browser login may take before it gives up, closing its loopback callback
+    /// (default `LOGIN_BOUND`, the seed's 5 minutes).
+    pub login_bound: Duration,
+    /// The program a browser login opens the authorization URL with, for a host that has
+    /// its own way to show it; none: `$BROWSER`, else `xdg-open`, and only from an
+    /// interactive terminal outside CI.
+    pub opener: Option<PathBuf>,
+}
+
+impl Default for OAuthOptions {
+    fn default() -> Self {
+        Self {
+            store: None,
+            memory: MemoryStores::default(),
+            authorizer: Authorizer::default(),
+            client_secret: None,
+            private_key_pem: None,
+            id_token: None,
+            assertion: None,
+            dpop_keys: DpopKeys::default(),
+            login_bound: LOGIN_BOUND,
+            opener: None,
+        }
+    }
 }
 
 /// Per-server in-memory credential stores shared by every connection of a run.
