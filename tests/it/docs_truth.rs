@@ -1,4 +1,5 @@
-//! The docs name only what exists: every `RHO_*` variable and `rho` flag in README.md and docs/ exists in the code, and the reverse.
+//! The docs name only what exists: every `RHO_*` variable and `rho` flag in README.md and docs/ exists in the code, and the reverse
+//! (every workspace member's product source is read; a member's own pages may also name its test and benchmark variables).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -8,48 +9,118 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// README.md and docs/*.md (decision records are history, not reference, and are left out).
-fn docs_text() -> String {
-    let mut text = std::fs::read_to_string(repo().join("README.md")).expect("README.md");
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
-        .expect("docs/")
-        .map(|e| e.expect("docs entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+/// The workspace's member folders, from the root `Cargo.toml` (`.` is the root crate).
+fn members() -> Vec<PathBuf> {
+    let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).expect("Cargo.toml");
+    let list = manifest
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("members = ["))
+        .expect("a one-line `members = [...]` in Cargo.toml");
+    let members: Vec<PathBuf> = list
+        .trim_end_matches(']')
+        .split(',')
+        .map(|m| m.trim().trim_matches('"'))
+        .filter(|m| !m.is_empty())
+        .map(|m| repo().join(m))
         .collect();
-    pages.sort();
-    for p in pages {
+    assert!(members.len() > 1, "members of the workspace: {list}");
+    members
+}
+
+fn read_all(paths: &[PathBuf]) -> String {
+    let mut text = String::new();
+    for p in paths {
+        text.push_str(&std::fs::read_to_string(p).expect("doc page"));
         text.push('\n');
-        text.push_str(&std::fs::read_to_string(&p).expect("doc page"));
     }
     text
 }
 
-/// Product source (no tests folders, no `tests.rs`, nothing after a file's `#[cfg(test)]`).
+/// The `*.md` files directly in `dir`, sorted.
+fn pages_in(dir: &Path) -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("a folder")
+        .map(|e| e.expect("folder entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// README.md and docs/*.md (decision records are history, not reference, and are left out).
+fn docs_text() -> String {
+    let mut pages = vec![repo().join("README.md")];
+    pages.extend(pages_in(&repo().join("docs")));
+    read_all(&pages)
+}
+
+/// The pages a workspace member keeps beside its code (`journal/FORMAT.md`,
+/// `bench/RESULTS.md`): they document its test and benchmark commands too.
+fn member_docs_text() -> String {
+    let pages: Vec<PathBuf> = members()
+        .iter()
+        .filter(|m| **m != repo())
+        .flat_map(|m| pages_in(m))
+        .collect();
+    read_all(&pages)
+}
+
+/// Every `.rs` file under `dir` (skipping `tests` folders, `tests.rs` and everything after a
+/// file's `#[cfg(test)]` when `product_only`).
+fn rust_text(dir: &Path, product_only: bool, out: &mut String) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.expect("entry").path()).collect();
+    paths.sort();
+    for p in paths {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let test_file = name == "tests.rs" || name.ends_with("_tests.rs");
+        if p.is_dir() {
+            if !(product_only && name == "tests") {
+                rust_text(&p, product_only, out);
+            }
+        } else if name.ends_with(".rs") && !(product_only && test_file) {
+            let text = std::fs::read_to_string(&p).expect("source file");
+            let kept = if product_only {
+                text.split("#[cfg(test)]").next().unwrap_or_default()
+            } else {
+                &text
+            };
+            out.push_str(kept);
+            out.push('\n');
+        }
+    }
+}
+
+/// Product source of every workspace member (no tests folders, no `tests.rs`, nothing after
+/// a file's `#[cfg(test)]`).
 fn product_source() -> String {
-    fn walk(dir: &Path, out: &mut String) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
+    let mut out = String::new();
+    for member in members() {
+        rust_text(&member.join("src"), true, &mut out);
+    }
+    out
+}
+
+/// Every member's source and tests, and the scripts: what a test or benchmark command reads.
+fn all_source() -> String {
+    let mut out = String::new();
+    for member in members() {
+        rust_text(&member.join("src"), false, &mut out);
+        rust_text(&member.join("tests"), false, &mut out);
+    }
+    for dir in ["scripts", ".ci"] {
+        let Ok(entries) = std::fs::read_dir(repo().join(dir)) else {
+            continue;
         };
-        let mut paths: Vec<PathBuf> = entries.map(|e| e.expect("entry").path()).collect();
-        paths.sort();
-        for p in paths {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            if p.is_dir() {
-                if name != "tests" {
-                    walk(&p, out);
-                }
-            } else if name.ends_with(".rs") && name != "tests.rs" && !name.ends_with("_tests.rs") {
-                let text = std::fs::read_to_string(&p).expect("source file");
-                let product = text.split("#[cfg(test)]").next().unwrap_or_default();
-                out.push_str(product);
+        for e in entries {
+            let p = e.expect("script").path();
+            if p.is_file() {
+                out.push_str(&std::fs::read_to_string(&p).unwrap_or_default());
                 out.push('\n');
             }
         }
-    }
-    let mut out = String::new();
-    walk(&repo().join("src"), &mut out);
-    for krate in ["journal", "actors", "api", "mcp", "kernels"] {
-        walk(&repo().join(krate).join("src"), &mut out);
     }
     out
 }
@@ -167,11 +238,20 @@ fn every_environment_variable_named_in_the_docs_exists_and_the_reverse() {
     let documented = env_names(&docs_text());
     let read = env_names(&product_source());
     let only_docs: Vec<_> = documented.difference(&read).collect();
-    let only_code: Vec<_> = read.difference(&documented).collect();
+    let member_documented = env_names(&member_docs_text());
+    let all_documented: BTreeSet<String> = documented.union(&member_documented).cloned().collect();
+    let only_code: Vec<_> = read.difference(&all_documented).collect();
     assert!(
         only_docs.is_empty() && only_code.is_empty(),
-        "named in the docs but read nowhere in the code: {only_docs:?}; \
-         read by the code but named in no doc: {only_code:?}"
+        "named in README.md or docs/ but read nowhere in the product: {only_docs:?}; \
+         read by the product (a crate's or a benchmark's src/) but named in no doc: {only_code:?}"
+    );
+    // A member's own pages may name its test and benchmark variables; each is read somewhere.
+    let anywhere = env_names(&all_source());
+    let unread: Vec<_> = member_documented.difference(&anywhere).collect();
+    assert!(
+        unread.is_empty(),
+        "named in a member's pages (journal/FORMAT.md, bench/RESULTS.md) but read by no source, test or script: {unread:?}"
     );
 }
 

@@ -186,6 +186,7 @@ pub(super) fn run(url: &str, err: &mut dyn Write) -> ExitCode {
         id_token: text("idp_id_token"),
         assertion: text("valid_jwt"),
         dpop_keys: Default::default(),
+        ..OAuthOptions::default()
     };
     opts.connect.policies = Policies {
         responder: Some(Arc::new(AcceptDefaults)),

@@ -11,6 +11,7 @@ mod eras;
 mod http;
 mod legacy_lists;
 mod modern_era;
+mod oauth_login_bound;
 mod oauth_store;
 mod peers;
 mod plugins;

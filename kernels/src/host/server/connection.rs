@@ -1,8 +1,9 @@
 //! The Host's socket: accept loop (with the idle exit), one request line and one reply line per
 //! connection on its own thread, the dispatch of each request, and the orderly end.
 
+use super::run::Run;
 use super::runs;
-use super::{Host, HostExit};
+use super::state::{Host, HostExit};
 use crate::host::proto::{HostErrorCode, HostRecord, HostReply, HostRequest, PROTOCOL_VERSION};
 use nix::poll::{poll, PollFd, PollFlags};
 use std::io::{BufRead, BufReader, Write};
@@ -164,7 +165,7 @@ fn not_found(operation_id: &str) -> HostReply {
 }
 
 /// The run of `operation_id`, or the reply that says why there is none.
-fn find(host: &Host, operation_id: &str) -> Result<Arc<runs::Run>, Box<HostReply>> {
+fn find(host: &Host, operation_id: &str) -> Result<Arc<Run>, Box<HostReply>> {
     if let Some(why) = host.unreadable.get(operation_id) {
         return Err(Box::new(HostReply::Error {
             code: HostErrorCode::Internal,

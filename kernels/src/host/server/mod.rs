@@ -1,23 +1,26 @@
-//! The Host process of one project: start (session, lock, records, socket), the shared state
-//! its connection threads work on, and how it ends (idle or Shutdown).
+//! The Host process of one project: start (session, lock, records, socket) and how it ends
+//! (idle or Shutdown); the state its connection threads share is in `state.rs`.
 
 mod capture;
 mod connection;
 pub mod inventory;
+mod run;
 mod runs;
 mod spawn;
+mod state;
 mod store;
 mod validate;
 
+pub use state::HostExit;
+
 use crate::host::paths::{self, SocketPathError};
 use crate::host::proto::{HostReply, HostRequest};
-use runs::Run;
-use std::collections::BTreeMap;
+use run::Run;
+use state::Host;
 use std::ffi::OsString;
 use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Default idle period before a Host with nothing running exits (`RHO_HOST_IDLE_MS`).
@@ -85,74 +88,6 @@ fn io_err(what: &'static str, path: PathBuf) -> impl FnOnce(std::io::Error) -> H
     move |source| HostError::Io { what, path, source }
 }
 
-/// How a Host ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostExit {
-    /// Nothing ran and nothing was asked for the idle period.
-    Idle,
-    /// A Shutdown request stopped its runs and was answered.
-    Shutdown,
-    /// Another Host already serves this project (it answered Ping with this pid).
-    AlreadyServed { pid: u32 },
-}
-
-/// The state connection threads share.
-#[derive(Debug)]
-pub(crate) struct Host {
-    /// The canonical project folder.
-    pub(crate) project: PathBuf,
-    guard: Vec<OsString>,
-    runs: Mutex<BTreeMap<String, Arc<Run>>>,
-    /// Record folders whose record cannot be read: refused, never re-run.
-    unreadable: BTreeMap<String, String>,
-    shutting_down: AtomicBool,
-    pub(crate) started_at_ms: i64,
-    /// Last request or run end (for the idle exit).
-    activity: Mutex<Instant>,
-}
-
-impl Host {
-    pub(crate) fn runs(&self) -> MutexGuard<'_, BTreeMap<String, Arc<Run>>> {
-        self.runs.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn run(&self, operation_id: &str) -> Option<Arc<Run>> {
-        self.runs().get(operation_id).cloned()
-    }
-
-    pub(crate) fn touch(&self) {
-        *self.activity.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
-    }
-
-    fn idle_for(&self) -> Duration {
-        self.activity
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .elapsed()
-    }
-
-    pub(crate) fn is_shutting_down(&self) -> bool {
-        self.shutting_down.load(Ordering::Acquire)
-    }
-
-    /// From now on new Submits are refused. Set under the runs lock, which a Submit holds from
-    /// its check of this flag until its run is in the map (locked until spawned), so a
-    /// Shutdown's list of running runs misses no run that was let in.
-    pub(crate) fn begin_shutdown(&self) {
-        let _runs = self.runs();
-        self.shutting_down.store(true, Ordering::Release);
-    }
-
-    /// Runs still running, in operationId order.
-    pub(crate) fn running(&self) -> Vec<Arc<Run>> {
-        let runs: Vec<_> = self.runs().values().cloned().collect();
-        runs.into_iter().filter(|r| r.lock().is_running()).collect()
-    }
-}
-
-/// Milliseconds since the Unix epoch.
-pub(crate) use rho_plumbing::time::now_ms;
-
 /// Runs a Host until it ends. One per project: the lock on `.rho/host/host.lock` is held for
 /// the process's life; records a previous Host left running are marked lost first.
 pub fn run(config: HostConfig) -> Result<HostExit, HostError> {
@@ -201,15 +136,7 @@ pub fn run(config: HostConfig) -> Result<HostExit, HostError> {
         std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
             .map_err(io_err("cannot restrict", socket.clone()))?;
     }
-    let host = Arc::new(Host {
-        project,
-        guard: config.guard,
-        runs: Mutex::new(runs),
-        unreadable: loaded.unreadable,
-        shutting_down: AtomicBool::new(false),
-        started_at_ms: now_ms(),
-        activity: Mutex::new(Instant::now()),
-    });
+    let host = Arc::new(Host::new(project, config.guard, runs, loaded.unreadable));
     tracing::info!(socket = %socket.display(), pid = std::process::id(), "Host serving");
     if config.new_session {
         watch_stop_signals(stop_signals, socket.clone());

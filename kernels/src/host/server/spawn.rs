@@ -1,7 +1,7 @@
 //! How a run's process starts: the guard command line around Rscript, its working directory,
 //! `R_LIBS`, piped streams, and a process group of its own.
 
-use super::Host;
+use super::state::Host;
 use crate::host::paths;
 use crate::host::proto::RunSpec;
 use std::os::unix::process::CommandExt;

@@ -159,7 +159,7 @@ fn to_toml(v: &Json, root: &str, data: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::config::TransportConfig;
+    use crate::client::config::model::TransportConfig;
 
     #[test]
     fn plugin_servers_translate_and_expand() {

@@ -17,7 +17,7 @@ use rmcp::transport::auth::{
 use serde_json::{json, Value};
 use sha2::Digest;
 
-use super::OAuthError;
+use super::error::{OAuthError, DISCOVERY_BOUND};
 
 /// The one proof algorithm Rho signs.
 const ALG: &str = "ES256";
@@ -198,11 +198,9 @@ impl DpopOAuthHttp {
             .header("dpop", proof)
             .body(request.body().clone())
             .send();
-        let response = tokio::time::timeout(super::DISCOVERY_BOUND, sent)
+        let response = tokio::time::timeout(DISCOVERY_BOUND, sent)
             .await
-            .map_err(|_| {
-                OAuthError::Timeout("token request", super::DISCOVERY_BOUND.as_secs())
-            })??;
+            .map_err(|_| OAuthError::Timeout("token request", DISCOVERY_BOUND.as_secs()))??;
         let status = response.status();
         let headers = response.headers().clone();
         let body = response.bytes().await?.to_vec();

@@ -1,14 +1,10 @@
 //! The DPoP keys of a run, per server (kept in the 0600 key file beside the credential
-//! file when the run has one), and the authorization manager whose token requests carry
-//! proofs of a server's key.
+//! file when the run has one).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rmcp::transport::auth::AuthorizationManager;
-
-use super::{dpop, no_redirect_client, set_store, store, OAuthError, OAuthOptions};
-use crate::client::config::HttpConfig;
-use crate::client::http::check_endpoint;
+use super::error::OAuthError;
+use super::{dpop, store};
 
 /// Per-server DPoP keys of a run, each with the token endpoint its proofs are for.
 #[derive(Debug, Clone, Default)]
@@ -60,27 +56,4 @@ impl DpopKeys {
             .insert(server.to_owned(), (key.clone(), token_endpoint.to_owned()));
         Ok(key)
     }
-}
-
-/// A manager whose token requests (code exchange, refresh) carry DPoP proofs of `key`.
-/// Its other OAuth requests go through rmcp's default client (endpoints already checked).
-pub(super) async fn dpop_manager(
-    http: &HttpConfig,
-    server_id: &str,
-    opts: &OAuthOptions,
-    key: Arc<dpop::DpopKey>,
-    token_endpoint: &str,
-) -> Result<AuthorizationManager, OAuthError> {
-    let url = check_endpoint(&http.url)?;
-    crate::client::http::ensure_tls();
-    let client = dpop::DpopOAuthHttp {
-        inner: Arc::new(rmcp::transport::auth::default_oauth_http_client()?),
-        key,
-        token_endpoint: token_endpoint.to_owned(),
-        http: no_redirect_client()?,
-    };
-    let mut m =
-        AuthorizationManager::new_with_oauth_http_client(url.as_str(), Arc::new(client)).await?;
-    set_store(&mut m, server_id, opts);
-    Ok(m)
 }

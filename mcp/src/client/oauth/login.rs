@@ -1,15 +1,32 @@
 //! Getting the authorization callback: a loopback listener answering one exact path with the
-//! CSRF state (browser opened only with a terminal and not in CI), or, for the conformance
-//! mode only, fetching the authorization URL without following redirects.
+//! CSRF state within the run's login bound (the desktop's browser opened only with a terminal
+//! and not in CI, or the run's own opener), or, for the conformance mode only, fetching the
+//! authorization URL without following redirects.
 
+use std::ffi::OsString;
 use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use super::OAuthError;
+use super::error::{bounded, no_redirect_client, OAuthError};
 
 const CALLBACK_PATH: &str = "/callback";
+
+/// `$BROWSER` (one program) where the person set it, else the desktop's opener; only with
+/// an interactive terminal outside CI.
+fn desktop_opener() -> Result<OsString, OAuthError> {
+    if !std::io::stdin().is_terminal() || std::env::var_os("CI").is_some() {
+        return Err(OAuthError::Auth(
+            "a browser login needs an interactive terminal outside CI".to_owned(),
+        ));
+    }
+    Ok(std::env::var_os("BROWSER")
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| "xdg-open".into()))
+}
 
 /// A loopback listener on an ephemeral port.
 #[derive(Debug)]
@@ -42,28 +59,30 @@ impl Listener {
         format!("http://127.0.0.1:{}{CALLBACK_PATH}", self.port)
     }
 
-    /// Opens the browser (only with a terminal and not in CI) and waits for the one callback
-    /// that carries the expected state; anything else gets a 404 and is ignored.
-    pub(super) async fn login(self, auth_url: &str) -> Result<String, OAuthError> {
+    /// The browser login: opens the authorization URL (with `opener`, else the desktop's
+    /// browser, which needs a terminal outside CI) and waits, at most `bound`, for the one
+    /// callback that carries the expected state; anything else gets a 404 and is ignored.
+    /// When the bound passes the listener is dropped, so its port closes.
+    pub(super) async fn login(
+        self,
+        auth_url: &str,
+        opener: Option<&Path>,
+        bound: Duration,
+    ) -> Result<String, OAuthError> {
         let expected = state_of(auth_url)
             .ok_or_else(|| OAuthError::Auth("authorization URL has no state".to_owned()))?;
-        if !std::io::stdin().is_terminal() || std::env::var_os("CI").is_some() {
-            return Err(OAuthError::Auth(
-                "a browser login needs an interactive terminal outside CI".to_owned(),
-            ));
-        }
-        // `$BROWSER` (one program) where the person set it, else the desktop's opener.
-        let opener = std::env::var_os("BROWSER")
-            .filter(|b| !b.is_empty())
-            .unwrap_or_else(|| "xdg-open".into());
+        let program = match opener {
+            Some(program) => program.as_os_str().to_owned(),
+            None => desktop_opener()?,
+        };
         tracing::info!(target: "rho::mcp", "opening the browser for MCP authorization");
-        let _ = std::process::Command::new(opener)
+        let _ = std::process::Command::new(program)
             .arg(auth_url)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn();
-        self.wait(&expected).await
+        bounded("browser login", bound, self.wait(&expected)).await
     }
 
     /// Serves the loopback port until the callback with `expected` state arrives.
@@ -107,7 +126,7 @@ impl Listener {
 /// Conformance mode only: GET the authorization URL without following redirects and take
 /// the callback from `Location`.
 pub(super) async fn headless(auth_url: &str) -> Result<String, OAuthError> {
-    let client = super::no_redirect_client()?;
+    let client = no_redirect_client()?;
     let resp = client
         .get(auth_url)
         .send()

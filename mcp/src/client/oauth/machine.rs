@@ -13,12 +13,16 @@ use rmcp::transport::auth::enterprise::{
     EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
 };
 use rmcp::transport::auth::{
-    AuthorizationMetadata, CredentialStore, OAuthTokenResponse, StoredCredentials,
-    WWWAuthenticateParams,
+    AuthorizationMetadata, OAuthTokenResponse, StoredCredentials, WWWAuthenticateParams,
 };
 use serde_json::{json, Value};
 
-use super::{bounded, discover, manager, OAuthError, OAuthOptions, DISCOVERY_BOUND};
+use super::dpop::{random_id, sign_es256};
+use super::error::{bounded, no_redirect_client, OAuthError, DISCOVERY_BOUND};
+use super::manager::{discover, manager, save};
+use super::options::OAuthOptions;
+use super::token::post_token;
+use super::workload::jwt_bearer;
 use crate::client::config::{HttpConfig, OAuthConfig, OAuthGrant};
 use crate::client::http::check_endpoint;
 
@@ -111,8 +115,7 @@ pub(super) async fn authorize(
             .await?
         }
         OAuthGrant::WorkloadIdentity => {
-            super::workload::jwt_bearer(&md, &client_id, &secrets.assertion, &scopes, &resource)
-                .await?
+            jwt_bearer(&md, &client_id, &secrets.assertion, &scopes, &resource).await?
         }
         OAuthGrant::AuthorizationCode => {
             return Err(OAuthError::Auth(
@@ -127,15 +130,7 @@ pub(super) async fn authorize(
         .map_or(0, |d| d.as_secs());
     let stored =
         StoredCredentials::new(client_id, Some(token), scopes, Some(now)).with_issuer(Some(issuer));
-    match &opts.store {
-        Some(path) => {
-            super::FileCredentialStore::new(path.clone(), server_id)
-                .save(stored)
-                .await?
-        }
-        None => opts.memory.get(server_id).save(stored).await?,
-    }
-    Ok(())
+    save(server_id, opts, stored).await
 }
 
 fn challenge_scopes(http: &HttpConfig, challenge: &str) -> Option<Vec<String>> {
@@ -143,13 +138,6 @@ fn challenge_scopes(http: &HttpConfig, challenge: &str) -> Option<Vec<String>> {
     let scope = WWWAuthenticateParams::parse(challenge, &base).scope?;
     let scopes: Vec<String> = scope.split_whitespace().map(str::to_owned).collect();
     (!scopes.is_empty()).then_some(scopes)
-}
-
-/// `application/x-www-form-urlencoded` as OAuth uses it (also for Basic credentials).
-pub(super) fn form_encode(pairs: &[(&str, &str)]) -> String {
-    url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(pairs)
-        .finish()
 }
 
 fn form_component(s: &str) -> String {
@@ -170,7 +158,7 @@ async fn client_credentials(
     if !scope.is_empty() {
         pairs.push(("scope", &scope));
     }
-    let client = super::no_redirect_client()?;
+    let client = no_redirect_client()?;
     let mut request = client.post(&md.token_endpoint);
     let assertion;
     match (&secrets.private_key_pem, &secrets.client_secret) {
@@ -196,41 +184,6 @@ async fn client_credentials(
     post_token(request, &pairs, "the client credentials").await
 }
 
-/// POSTs a token request form and returns the JSON body of a success; a refusal names the
-/// server's error code and `what` was refused. Bounded like discovery.
-pub(super) async fn post_token(
-    request: reqwest::RequestBuilder,
-    pairs: &[(&str, &str)],
-    what: &str,
-) -> Result<Value, OAuthError> {
-    let response = bounded("token request", DISCOVERY_BOUND, async {
-        request
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                "application/x-www-form-urlencoded",
-            )
-            .header(reqwest::header::ACCEPT, "application/json")
-            .body(form_encode(pairs))
-            .send()
-            .await
-            .map_err(|e| OAuthError::Auth(format!("the token request failed: {e}")))
-    })
-    .await?;
-    let status = response.status();
-    let body: Value = response
-        .json()
-        .await
-        .map_err(|e| OAuthError::Auth(format!("the token response is not JSON: {e}")))?;
-    if !status.is_success() {
-        return Err(OAuthError::Auth(format!(
-            "the token endpoint refused {what} ({status}): {} {}",
-            body["error"].as_str().unwrap_or("no error code"),
-            body["error_description"].as_str().unwrap_or("")
-        )));
-    }
-    Ok(body)
-}
-
 /// An RFC 7523 client assertion signed with ES256: `iss` = `sub` = the client, `aud` = the
 /// authorization server's issuer, a five-minute lifetime and a random `jti`.
 fn sign_assertion(pem: &str, client_id: &str, audience: &str) -> Result<String, OAuthError> {
@@ -248,9 +201,9 @@ fn sign_assertion(pem: &str, client_id: &str, audience: &str) -> Result<String, 
     let claims = json!({
         "iss": client_id, "sub": client_id, "aud": audience,
         "iat": now, "exp": now + ASSERTION_SECONDS,
-        "jti": super::dpop::random_id(&rng)?,
+        "jti": random_id(&rng)?,
     });
-    super::dpop::sign_es256(&key, &rng, &header, &claims)
+    sign_es256(&key, &rng, &header, &claims)
 }
 
 /// The DER inside a `-----BEGIN PRIVATE KEY-----` PEM block.

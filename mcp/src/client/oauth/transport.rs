@@ -2,13 +2,13 @@
 //! `AuthClient` over Bearer presentation, or over DPoP when the stored token is a DPoP one
 //! and its key is at hand.
 
-use rmcp::transport::auth::{AuthClient, CredentialStore};
+use rmcp::transport::auth::AuthClient;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransport;
 
-use super::{
-    bounded, dpop_http, dpop_keys, manager, no_redirect_client, OAuthError, OAuthOptions,
-    DISCOVERY_BOUND,
-};
+use super::dpop_http;
+use super::error::{bounded, no_redirect_client, OAuthError, DISCOVERY_BOUND};
+use super::manager::{dpop_manager, manager, stored};
+use super::options::OAuthOptions;
 use crate::client::config::HttpConfig;
 
 /// The transport of an OAuth server: Bearer, or DPoP when this run holds the key its token
@@ -33,7 +33,7 @@ pub(crate) async fn transport(
         None
     };
     let mut m = match &binding {
-        Some((key, te)) => dpop_keys::dpop_manager(http, server_id, opts, key.clone(), te).await?,
+        Some((key, te)) => dpop_manager(http, server_id, opts, key.clone(), te).await?,
         None => manager(http, server_id, opts).await?,
     };
     bounded("loading stored credentials", DISCOVERY_BOUND, async {
@@ -62,16 +62,11 @@ pub(crate) async fn transport(
 /// Whether the server's stored token is DPoP-bound (`token_type` DPoP). A server that no
 /// longer asks for DPoP gets Bearer tokens again, and they are presented as such.
 async fn stored_token_is_dpop(server_id: &str, opts: &OAuthOptions) -> Result<bool, OAuthError> {
-    let stored = match &opts.store {
-        Some(path) => {
-            super::FileCredentialStore::new(path.clone(), server_id)
-                .load()
-                .await?
-        }
-        None => opts.memory.get(server_id).load().await?,
-    };
-    Ok(stored.and_then(|c| c.token_response).is_some_and(|t| {
-        use oauth2::TokenResponse;
-        t.token_type().as_ref().eq_ignore_ascii_case("dpop")
-    }))
+    Ok(stored(server_id, opts)
+        .await?
+        .and_then(|c| c.token_response)
+        .is_some_and(|t| {
+            use oauth2::TokenResponse;
+            t.token_type().as_ref().eq_ignore_ascii_case("dpop")
+        }))
 }

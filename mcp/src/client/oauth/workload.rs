@@ -5,8 +5,8 @@
 use rmcp::transport::auth::AuthorizationMetadata;
 use serde_json::Value;
 
-use super::machine::post_token;
-use super::OAuthError;
+use super::error::{no_redirect_client, OAuthError};
+use super::token::post_token;
 
 /// The RFC 7523 authorization grant type.
 pub(super) const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -45,7 +45,7 @@ pub(super) async fn jwt_bearer(
     if !client_id.is_empty() {
         pairs.push(("client_id", client_id));
     }
-    let client = super::no_redirect_client()?;
+    let client = no_redirect_client()?;
     post_token(
         client.post(&md.token_endpoint),
         &pairs,
