@@ -11,6 +11,7 @@ pub mod page;
 mod parallel;
 pub mod query;
 pub mod read;
+mod record;
 pub mod schema;
 pub mod selection;
 #[cfg(test)]
@@ -25,7 +26,7 @@ pub enum TablesError {
     #[error(transparent)]
     Files(#[from] FilesError),
     #[error("the table does not fit its declaration ({} problems listed)", .0.len())]
-    Problems(Vec<read::Problem>),
+    Problems(Vec<record::Problem>),
 }
 
 impl From<ActorError> for TablesError {

@@ -7,7 +7,7 @@
 //! gives up, and the caller reads the body on one thread, which reports exactly what it finds.
 
 use super::column::ColumnData;
-use super::read::{estimate_rows, push_record};
+use super::record::{estimate_rows, push_record};
 use super::schema::Schema;
 
 /// Below this many body bytes one thread reads the table.
