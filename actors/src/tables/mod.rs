@@ -8,6 +8,7 @@ pub mod entry;
 pub mod keys;
 pub mod load;
 pub mod page;
+pub mod page_json;
 mod parallel;
 pub mod query;
 pub mod read;
