@@ -8,9 +8,11 @@ pub mod entry;
 pub mod keys;
 pub mod load;
 pub mod page;
+pub mod page_json;
 mod parallel;
 pub mod query;
 pub mod read;
+mod record;
 pub mod schema;
 pub mod selection;
 #[cfg(test)]
@@ -25,7 +27,7 @@ pub enum TablesError {
     #[error(transparent)]
     Files(#[from] FilesError),
     #[error("the table does not fit its declaration ({} problems listed)", .0.len())]
-    Problems(Vec<read::Problem>),
+    Problems(Vec<record::Problem>),
 }
 
 impl From<ActorError> for TablesError {

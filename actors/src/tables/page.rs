@@ -1,10 +1,10 @@
 //! `data.page` and `data.compare` as project-actor messages: a validated table, then a filtered, sorted page or a keyed join.
 
 use super::contract::{
-    CompareCounts, CompareReply, FieldValue, FilterSpec, Matched, PageQuery, PageReply, Row,
-    SortSpec,
+    CompareCounts, CompareReply, FieldValue, FilterSpec, Matched, PageQuery, Row, SortSpec,
 };
 use super::load::{compute, read_table, TableBounds};
+use super::page_json::Page;
 use super::query::{cell_ref_json, filter_value, select, Filter, Op, Sort};
 use super::read::Table;
 use super::TablesError;
@@ -14,9 +14,9 @@ use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 use uuid::Uuid;
 
-/// `data.page` for the actor (the request without `projectId`).
+/// `data.page` for the actor (the request without `projectId`); the reply serializes as `PageReply`.
 #[derive(Debug, Clone, Message)]
-#[rtype(result = "Result<PageReply, TablesError>")]
+#[rtype(result = "Result<Page, TablesError>")]
 pub struct DataPage {
     pub id: Uuid,
     pub resource: ResourceRef,
@@ -28,7 +28,7 @@ pub struct DataPage {
 }
 
 impl Handler<DataPage> for ProjectActor {
-    type Result = ResponseFuture<Result<PageReply, TablesError>>;
+    type Result = ResponseFuture<Result<Page, TablesError>>;
 
     fn handle(&mut self, msg: DataPage, _: &mut Context<Self>) -> Self::Result {
         let reading = read_table(self, msg.id, msg.resource.version, msg.bounds);
@@ -46,21 +46,16 @@ impl Handler<DataPage> for ProjectActor {
                         .await?
                 }
             };
-            let t = &entry.table;
             let start = (msg.offset as usize).min(order.len());
-            let end = start.saturating_add(msg.limit as usize).min(order.len());
-            Ok(PageReply {
-                rows: page_rows(t, &order[start..end]),
-                query: PageQuery {
-                    resource: msg.resource,
-                    offset: msg.offset,
-                    limit: msg.limit,
-                    sort: msg.sort,
-                    filter: msg.filter,
-                },
-                total: order.len() as u64,
-                namespace: t.schema.key.as_ref().map(|(_, ns)| ns.clone()),
-            })
+            let end = start.saturating_add(msg.limit as usize);
+            let query = PageQuery {
+                resource: msg.resource,
+                offset: msg.offset,
+                limit: msg.limit,
+                sort: msg.sort,
+                filter: msg.filter,
+            };
+            Ok(Page::new(query, entry, order, start..end))
         })
     }
 }
@@ -99,7 +94,8 @@ fn query(
     Ok((filters, sort))
 }
 
-/// The reply rows of table rows `rows`, in that order.
+/// The reply rows of table rows `rows`, in that order, as owned contract rows ([`Page`] writes the
+/// same JSON without building them).
 pub fn page_rows(t: &Table, rows: &[u32]) -> Vec<Row> {
     rows.iter()
         .map(|&r| Row {

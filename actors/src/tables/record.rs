@@ -1,0 +1,95 @@
+//! Typing one CSV record into a table's columns, and the problems a read lists: the leaf the one-thread and parallel readers share.
+
+use super::column::ColumnData;
+use super::schema::{parse_integer, parse_number, type_text, Column, ColumnType, Schema};
+
+/// How many problems a refusal lists.
+pub const MAX_PROBLEMS: usize = 20;
+
+/// One cell (or row) that does not fit the declaration. `row` counts data rows from 1 (0 is the header).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    pub row: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    pub reason: String,
+}
+
+pub(super) fn add_problem(
+    problems: &mut Vec<Problem>,
+    row: u64,
+    column: Option<&str>,
+    reason: String,
+) {
+    if problems.len() < MAX_PROBLEMS {
+        problems.push(Problem {
+            row,
+            column: column.map(str::to_string),
+            reason,
+        });
+    }
+}
+
+/// About how many records `bytes` hold (from the first 64 KiB).
+pub(super) fn estimate_rows(bytes: &[u8]) -> usize {
+    let head = &bytes[..bytes.len().min(1 << 16)];
+    let lines = head.iter().filter(|&&c| c == b'\n').count().max(1);
+    (bytes.len() / head.len().max(1)) * lines + lines
+}
+
+/// Types one record's fields into the columns, listing each cell that does not fit (stored as
+/// missing); a record with the wrong number of fields is one problem and all missing.
+pub(super) fn push_record(
+    columns: &mut [ColumnData],
+    schema: &Schema,
+    fields: &[&str],
+    (pos, header_len): (&[usize], usize),
+    (problems, row): (&mut Vec<Problem>, u64),
+) {
+    if fields.len() != header_len {
+        add_problem(
+            problems,
+            row,
+            None,
+            format!("{} fields where the header has {header_len}", fields.len()),
+        );
+        for col in columns.iter_mut() {
+            col.push_missing();
+        }
+        return;
+    }
+    for ((c, col), &p) in schema.columns.iter().zip(columns.iter_mut()).zip(pos) {
+        let Some(text) = fields.get(p) else {
+            col.push_missing();
+            continue;
+        };
+        if let Err(reason) = push_cell(c, col, text) {
+            add_problem(problems, row, Some(&c.name), reason);
+            col.push_missing();
+        }
+    }
+}
+
+/// Types one CSV cell into its column, or says why it does not fit (as `type_text` says).
+fn push_cell(c: &Column, col: &mut ColumnData, text: &str) -> Result<(), String> {
+    if c.missing
+        .as_ref()
+        .is_some_and(|m| m.iter().any(|t| t == text))
+    {
+        col.push_missing();
+        return Ok(());
+    }
+    match c.ty {
+        ColumnType::String => col.push_text(text),
+        ColumnType::Integer => match parse_integer(text) {
+            Some(v) => col.push_int(v),
+            None => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+        },
+        ColumnType::Number => match parse_number(text) {
+            Some(v) => col.push_num(v),
+            None => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+        },
+        _ => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+    }
+    Ok(())
+}
