@@ -25,6 +25,7 @@ mod core_host;
 mod data_owners;
 mod data_views;
 mod docs_truth;
+mod document_history;
 mod documents;
 mod http_ops;
 mod inspect;
