@@ -293,17 +293,30 @@ try {
   await until("the tab is live again", async () => (await b.locator(".live.on").count()) > 0, 20000);
   await b.screenshot({ path: join(artifacts, "after-restart-1600x900.png") });
 
-  // The first render of the project view, warm: median of 5 reloads, the files list and the editor's text.
+  // The first render of the project view, warm: median of 5 reloads until the files list names the
+  // script and the editor shows its text. Timed by the page itself (performance.now() since the
+  // navigation started, read as soon as both are there), so the test's own polling and reload
+  // round trip are not counted; the wall-clock times are kept as facts too.
   const loads = [];
+  const walls = [];
   for (let i = 0; i < 5; i++) {
     const start = Date.now();
-    await a.reload();
-    await a.getByRole("button", { name: new RegExp(`^${file.replace(".", "\\.")}`) }).waitFor();
-    await a.locator(".cm-content .cm-line").first().waitFor();
-    loads.push(Date.now() - start);
+    await a.reload({ waitUntil: "commit" });
+    const at = await a.waitForFunction(
+      (name) =>
+        [...document.querySelectorAll(".tree button")].some((el) => el.textContent?.includes(name)) &&
+        (document.querySelector(".cm-content .cm-line")?.textContent ?? "").length > 0 &&
+        performance.now(),
+      file,
+      { polling: "raf", timeout: 20000 },
+    );
+    loads.push(Math.round(await at.jsonValue()));
+    walls.push(Date.now() - start);
   }
   loads.sort((x, y) => x - y);
+  walls.sort((x, y) => x - y);
   facts.first_render_ms = loads;
+  facts.first_render_wall_ms = walls;
   facts.first_render_median_ms = loads[2];
   check(loads[2] < 500, `the project view's first render (median of 5 warm loads) is under 500 ms: ${loads.join(", ")}`);
 
