@@ -238,7 +238,7 @@ try {
   const e = await other.newPage();
   await e.goto(evilUrl);
   const attempts = await e.evaluate(
-    async ({ url, projectId, docId }) => {
+    async ({ url, projectId, docId, version }) => {
       const out = {};
       try {
         const r = await fetch(`${url}/api/v2/document.read`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ projectId, documentId: docId }) });
@@ -252,7 +252,7 @@ try {
           method: "POST",
           mode: "no-cors",
           headers: { "Content-Type": "text/plain" },
-          body: JSON.stringify({ projectId, documentId: docId, expectedVersion: 1, changeId: "evil", edits: [{ start: 0, end: 0, text: "EVIL" }] }),
+          body: JSON.stringify({ projectId, documentId: docId, expectedVersion: version, changeId: "evil", edits: [{ start: 0, end: 0, text: "EVIL" }] }),
         });
         out.write = "sent";
       } catch (err) {
@@ -266,14 +266,23 @@ try {
       }
       return out;
     },
-    { url, projectId, docId: await doc() },
+    // The current version: only the origin can make the service refuse this edit, not `stale`.
+    { url, projectId, docId: await doc(), version: (await agent("document.read", { documentId: await doc() })).version },
   );
   facts.cross_origin = attempts;
   check(attempts.read.startsWith("blocked"), `another origin cannot read a buffer: ${attempts.read}`);
   check(attempts.page.startsWith("blocked"), `another origin cannot read the app: ${attempts.page}`);
+  // The same edit as JSON with that page's Origin (what a browser would send with CORS): refused.
+  const forged = await fetch(`${url}/api/v2/document.edit`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: evilUrl.replace(/\/$/, "") },
+    body: JSON.stringify({ projectId, documentId: await doc(), expectedVersion: (await agent("document.read", { documentId: await doc() })).version, changeId: "evil-2", edits: [{ start: 0, end: 0, text: "EVIL" }] }),
+  });
+  facts.cross_origin_status = forged.status;
+  check(forged.status === 403, `an edit with another origin is forbidden: ${forged.status}`);
   await sleep(300);
-  const after = await serverText();
-  check(after === before && !after.includes("EVIL"), "another origin's write changed nothing");
+  const after = await agent("document.read", { documentId: await doc() });
+  check(after.text === before && !after.text.includes("EVIL"), "another origin's write changed nothing");
   await other.close();
   evil.close();
 
