@@ -292,11 +292,23 @@ fn ui_entries_are_listed_for_available_owners_only() {
     let caps = e.caps();
     assert_eq!(
         entry_names(&caps),
-        ["rho.media", "rho.object", "rho.scatter", "rho.table"]
+        [
+            "rho.editor",
+            "rho.media",
+            "rho.object",
+            "rho.scatter",
+            "rho.table"
+        ]
     );
     for entry in caps["entries"].as_array().unwrap() {
         assert_eq!(entry["version"], "0.2.0", "{entry}");
         assert!(entry["props"].is_object(), "{entry}");
+        // The browser app renders the editor; the other entries have no renderer yet.
+        assert_eq!(
+            entry["browserRenderer"],
+            json!(entry["name"] == "rho.editor"),
+            "{entry}"
+        );
     }
     let find = |name: &str| {
         caps["entries"]
@@ -314,6 +326,7 @@ fn ui_entries_are_listed_for_available_owners_only() {
         ),
         (json!("charts"), json!("r"))
     );
+    assert_eq!(find("rho.editor")["owner"], "documents");
     assert!(find("rho.object")["summary"]
         .as_str()
         .unwrap()

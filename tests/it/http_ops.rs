@@ -124,8 +124,20 @@ fn projects_are_created_opened_listed_and_browsed() {
 #[test]
 fn protocol_describe_pages_summaries_and_serves_each_contract() {
     let (_root, _state, s) = start();
-    let (_, page) = s.call("protocol.describe", json!({}));
-    let ops = page["value"]["operations"].as_array().unwrap();
+    // Every page of summaries, following `next` (a page holds at most 50).
+    let mut all = Vec::new();
+    let mut cursor = serde_json::Value::Null;
+    loop {
+        let (_, page) = s.call("protocol.describe", json!({"cursor": cursor}));
+        let listed = page["value"]["operations"].as_array().unwrap();
+        assert!(listed.len() <= 50, "{}", listed.len());
+        all.extend(listed.iter().cloned());
+        cursor = page["value"]["next"].clone();
+        if cursor.is_null() {
+            break;
+        }
+    }
+    let ops = &all;
     let index: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/index.json"),

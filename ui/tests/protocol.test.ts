@@ -30,6 +30,9 @@ const READS: Partial<Record<OpName, string[]>> = {
   "document.edit": ["version", "length"],
   "document.undo": ["version", "length"],
   "document.save": ["version", "diskDigest"],
+  "document.changes": ["changes", "complete"],
+  "document.history": ["versions", "more"],
+  "document.revision": ["version", "text", "length", "path"],
 };
 
 describe("the wire types", () => {

@@ -14,7 +14,7 @@ pub struct EntrySpec {
     pub version: &'static str,
     pub owner: Owner,
     pub summary: &'static str,
-    /// Whether this build ships a browser renderer for it (none does yet); `summary` says what there is.
+    /// Whether this build's browser app renders it (`rho.editor` so far); `summary` says what there is.
     pub browser_renderer: bool,
     /// JSON Schema of its props.
     pub props: fn() -> schemars::Schema,

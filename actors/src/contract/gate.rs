@@ -15,6 +15,9 @@ use crate::owners::Owner;
 /// Operations of an owner that work on retained facts whatever is selected.
 const RETAINED: &[&str] = &[
     "document.read",
+    "document.changes",
+    "document.history",
+    "document.revision",
     "document.close",
     "resource.list",
     "resource.read",

@@ -27,6 +27,7 @@ pub fn all() -> Vec<OperationSpec> {
 /// Every UI component entry, each declared next to its owner's contract, sorted by name.
 pub fn entries() -> Vec<super::entry::EntrySpec> {
     let mut entries = vec![
+        crate::documents::entry::ENTRY,
         crate::tables::entry::ENTRY,
         crate::charts::entry::ENTRY,
         crate::media::entry::ENTRY,
@@ -104,11 +105,18 @@ mod entry_tests {
         let names: Vec<&str> = e.iter().map(|e| e.name).collect();
         assert_eq!(
             names,
-            ["rho.media", "rho.object", "rho.scatter", "rho.table"]
+            [
+                "rho.editor",
+                "rho.media",
+                "rho.object",
+                "rho.scatter",
+                "rho.table"
+            ]
         );
+        // The browser app renders the editor; the others have no renderer in this build yet.
         assert!(e
             .iter()
-            .all(|e| e.version == "0.2.0" && !e.browser_renderer));
+            .all(|e| e.version == "0.2.0" && e.browser_renderer == (e.name == "rho.editor")));
         let object = e.iter().find(|e| e.name == "rho.object").map(|e| e.summary);
         assert!(object.is_some_and(|s| s.contains("No browser renderer yet")));
         let r = json!({"resource": {"id": "x", "version": 1}});

@@ -8,6 +8,7 @@ mod charts;
 mod connect;
 mod contexts;
 mod data;
+mod document_history;
 mod documents;
 mod export;
 mod files;
@@ -45,6 +46,7 @@ pub fn register_service_operations(
     observation::register(table, &services)?;
     pairing::register(table, &services)?;
     documents::register(table, &services)?;
+    document_history::register(table, &services)?;
     contexts::register(table, &services)?;
     files::register(table, &services)?;
     tables::register(table, &services)?;

@@ -64,6 +64,26 @@ export interface SaveReply {
   diskDigest: string;
 }
 
+/** One version of a buffer as `document.changed` and `document.changes` carry it. */
+export interface ChangeOut {
+  version: number;
+  baseVersion: number;
+  /** `open`, `edit`, `undo`, `save` or `close`. */
+  kind: string;
+  author: string;
+  time: string;
+  changeId?: string | null;
+  /** UTF-16 edits of the base version's text, ascending; null: read the text instead. */
+  edits?: EditSpec[] | null;
+}
+
+export interface VersionOut {
+  version: number;
+  kind: string;
+  author: string;
+  time: string;
+}
+
 export interface UtfRange {
   start: number;
   end: number;
@@ -108,6 +128,18 @@ export interface Ops {
     req: { projectId: string; documentId: string; expectedVersion: number; changeId: string; baseDigest?: string | null };
     res: SaveReply;
   };
+  "document.changes": {
+    req: { projectId: string; documentId: string; since: number };
+    res: { changes: ChangeOut[]; complete: boolean };
+  };
+  "document.history": {
+    req: { projectId: string; documentId: string; before?: number | null; limit?: number | null };
+    res: { versions: VersionOut[]; more: boolean };
+  };
+  "document.revision": {
+    req: { projectId: string; documentId: string; version: number; range?: UtfRange | null };
+    res: { version: number; text: string; length: number; path: string };
+  };
   "observation.snapshot": { req: { projectId?: string | null }; res: Snapshot };
 }
 
@@ -124,6 +156,9 @@ export const REQUIRED: { [K in OpName]: string[] } = {
   "document.edit": ["projectId", "documentId", "expectedVersion", "changeId", "edits"],
   "document.undo": ["projectId", "documentId", "expectedVersion", "changeId"],
   "document.save": ["projectId", "documentId", "expectedVersion", "changeId"],
+  "document.changes": ["projectId", "documentId", "since"],
+  "document.history": ["projectId", "documentId"],
+  "document.revision": ["projectId", "documentId", "version"],
   "observation.snapshot": [],
 };
 

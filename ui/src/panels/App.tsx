@@ -7,12 +7,14 @@ import { LiveEvents } from "../api/events";
 import type { ProjectListing, Whoami } from "../api/types";
 import { documentChanged, resyncAll } from "./documents";
 import { Layout, useF6, type PanelSpec } from "./Layout";
+import { prefetch } from "./prefetch";
 import { ProjectsPanel } from "./Projects";
 
 // CodeMirror is outside the initial bundle; its chunk starts loading at once, in parallel with
 // the first calls, and the first editor waits for it.
 const editorChunk = import("./Editor");
 const EditorPanel = lazy(() => editorChunk.then((m) => ({ default: m.EditorPanel })));
+const HistoryPanel = lazy(() => import("./History").then((m) => ({ default: m.HistoryPanel })));
 
 const LAST_PROJECT = "rho.project";
 const layoutKey = (projectId: string) => `rho.layout.${projectId}`;
@@ -68,6 +70,9 @@ export function App() {
   }, []);
 
   useEffect(() => {
+    // The remembered project's files and buffers start now, with who-am-I and the projects.
+    const last = localStorage.getItem(LAST_PROJECT);
+    if (last) prefetch(last, load(last)?.files ?? []);
     // Who the tab is and the projects, in parallel (a refusal of either is the access screen).
     const list = refresh();
     list.catch(() => undefined);
@@ -137,7 +142,17 @@ export function App() {
     setActive(`file:${path}`);
   }, []);
 
+  const [histories, setHistories] = useState<string[]>([]);
+  const openHistory = useCallback((path: string) => {
+    setHistories((h) => (h.includes(path) ? h : [...h, path]));
+    setActive(`history:${path}`);
+  }, []);
+
   const close = useCallback((id: string) => {
+    if (id.startsWith("history:")) {
+      setHistories((h) => h.filter((p) => `history:${p}` !== id));
+      setActive((a) => (a === id ? "projects" : a));
+    }
     if (!id.startsWith("file:")) return;
     setFiles((f) => f.filter((p) => `file:${p}` !== id));
     setActive((a) => (a === id ? "projects" : a));
@@ -161,14 +176,25 @@ export function App() {
           title: path.split("/").pop() ?? path,
           render: () => (
             <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
-              <EditorPanel key={`${selected}:${path}`} projectId={selected} path={path} />
+              <EditorPanel key={`${selected}:${path}`} projectId={selected} path={path} onHistory={() => openHistory(path)} />
+            </Suspense>
+          ),
+        });
+      }
+      for (const path of histories) {
+        list.push({
+          id: `history:${path}`,
+          title: `History: ${path.split("/").pop() ?? path}`,
+          render: () => (
+            <Suspense fallback={<p className="panel-body">Loading the history…</p>}>
+              <HistoryPanel key={`${selected}:${path}`} projectId={selected} path={path} />
             </Suspense>
           ),
         });
       }
     }
     return list;
-  }, [projects, selected, files, refresh, openFile, revision]);
+  }, [projects, selected, files, histories, refresh, openFile, openHistory, revision]);
 
   if (denied) return <AccessScreen problem={denied} />;
   if (!me) return <p className="loading">Connecting to Rho…</p>;

@@ -14,6 +14,8 @@ const Remote = Annotation.define<boolean>();
 export interface EditorParams {
   projectId: string;
   path: string;
+  /** Opens this buffer's History panel. */
+  onHistory?: () => void;
 }
 
 function describe(s: BindingStatus | null): string {
@@ -26,7 +28,7 @@ function describe(s: BindingStatus | null): string {
   return parts.join(" · ");
 }
 
-export function EditorPanel({ projectId, path }: EditorParams) {
+export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
   const host = useRef<HTMLDivElement>(null);
   const [doc, setDoc] = useState<OpenDoc | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -134,6 +136,11 @@ export function EditorPanel({ projectId, path }: EditorParams) {
         <button type="button" onClick={() => void undo()} disabled={!doc} title="Reverts the newest change of any author (Ctrl+Z)">
           Undo newest change
         </button>
+        {onHistory && (
+          <button type="button" onClick={onHistory} disabled={!doc}>
+            History
+          </button>
+        )}
         <span className="status" role="status" data-testid="editor-status">
           {describe(status)}
         </span>

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { call } from "../api/client";
 import type { Entry, ProjectListing } from "../api/types";
+import { takeFirstPage } from "./prefetch";
 
 export interface ProjectsProps {
   projects: ProjectListing[] | null;
@@ -29,7 +30,8 @@ function Folder({ projectId, path, onOpenFile, revision }: { projectId: string; 
       const all: Entry[] = [];
       let cursor: string | null = null;
       do {
-        const page: { entries: Entry[]; next?: string | null } = await call("project.entries", { projectId, path, cursor });
+        const early = cursor === null ? takeFirstPage(projectId, path) : null;
+        const page: { entries: Entry[]; next?: string | null } = await (early ?? call("project.entries", { projectId, path, cursor }));
         all.push(...page.entries);
         cursor = page.next ?? null;
       } while (cursor);

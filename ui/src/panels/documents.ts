@@ -1,6 +1,7 @@
 //! The tab's open buffers: one binding per document, shared by every editor view of it, fed by the event stream.
 
 import { call } from "../api/client";
+import type { EditSpec } from "../api/types";
 import { Binding, type Transport } from "../sync/binding";
 
 export interface OpenDoc {
@@ -20,6 +21,7 @@ function transport(projectId: string, documentId: string): Transport {
     undo: (b) => call("document.undo", { ...ids, ...b }),
     read: (range, version) => call("document.read", { ...ids, range, version }),
     save: (b) => call("document.save", { ...ids, ...b }),
+    changes: (since) => call("document.changes", { ...ids, since }),
   };
 }
 
@@ -47,7 +49,10 @@ export function documentChanged(data: Record<string, unknown>): void {
   const doc = id ? byId.get(id) : undefined;
   if (!doc || typeof data["version"] !== "number") return;
   const author = typeof data["author"] === "string" ? data["author"] : null;
-  doc.binding.remote(data["version"], author, data["dirty"] === true);
+  const baseVersion = typeof data["baseVersion"] === "number" ? data["baseVersion"] : undefined;
+  const edits = Array.isArray(data["edits"]) ? (data["edits"] as EditSpec[]) : null;
+  const kind = typeof data["kind"] === "string" ? data["kind"] : undefined;
+  doc.binding.remote(data["version"], author, data["dirty"] === true, { kind, baseVersion, edits });
 }
 
 /** After a gap: every open buffer is read again. */

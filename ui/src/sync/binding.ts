@@ -2,17 +2,19 @@
 //!
 //! `base` is the service's text at `confirmed`; the editor shows base + inflight + pending. Local
 //! changes gather into `pending` and leave as one `document.edit` per burst (~300 ms, never while
-//! an IME composes). A foreign version is read whole and diffed against `base` (until
-//! `document.changed` carries the edit): R is shown as `R.map(L)` and L becomes `L.map(R, true)`.
+//! an IME composes). A foreign change R comes with its edits (`document.changed`, or
+//! `document.changes` after a missed event, a gap or a reconnect): R is shown as `R.map(L)` and L
+//! becomes `L.map(R, true)`. Only when the edits are not carried (over the size bound, an open) is
+//! the version read whole and diffed against `base`.
 //! `stale` rebases and resends under a new changeId; a lost reply resends the same body and
 //! changeId; a hard refusal reverts the local change by its inverse. Every step that talks to the
 //! service runs in one queue, so events that arrive during an edit wait for its reply.
 
 import { ChangeSet, Text } from "@codemirror/state";
 import { ApiError, isRetryable } from "../api/errors";
-import type { AuthorOut, EditSpec, ReadReply, SaveReply, UtfRange, VersionReply } from "../api/types";
+import type { AuthorOut, ChangeOut, EditSpec, ReadReply, SaveReply, UtfRange, VersionReply } from "../api/types";
 import { readWhole } from "./reader";
-import { diff, editsOf, stringOf, textOf } from "./text";
+import { changeSetOf, diff, editsOf, stringOf, textOf } from "./text";
 
 export interface EditBody {
   expectedVersion: number;
@@ -26,6 +28,15 @@ export interface Transport {
   undo(body: { expectedVersion: number; changeId: string }): Promise<VersionReply>;
   read(range: UtfRange | null, version: number | null): Promise<ReadReply>;
   save(body: { expectedVersion: number; changeId: string; baseDigest?: string | null }): Promise<SaveReply>;
+  /** `document.changes`: the changes after `since`, with their edits (absent: read and diff). */
+  changes?(since: number): Promise<{ changes: ChangeOut[]; complete: boolean }>;
+}
+
+/** What a `document.changed` carries beyond version, author and dirty. */
+export interface RemoteChange {
+  kind?: string;
+  baseVersion?: number;
+  edits?: EditSpec[] | null;
 }
 
 /** What the binding shows: the editor applies foreign changes; the status line reads the rest. */
@@ -77,6 +88,8 @@ export class Binding {
   private surface: Surface | null = null;
   /** Every changeId this binding sent, with how many times (tests read it). */
   readonly sent = new Map<string, number>();
+  /** How foreign changes arrived: applied from their edits, or by reading the text (tests read it). */
+  readonly arrivals = { edits: 0, reads: 0 };
 
   constructor(
     private readonly transport: Transport,
@@ -134,13 +147,23 @@ export class Binding {
     this.arm(this.burstMs);
   }
 
-  /** A `document.changed` event. */
-  remote(version: number, author: string | null, dirty: boolean): void {
+  /** A `document.changed` event (`change`: its kind, base version and edits, when carried). */
+  remote(version: number, author: string | null, dirty: boolean, change: RemoteChange = {}): void {
     if (version >= this.confirmed) this.update({ dirty });
     if (version <= this.announced) return;
     this.announced = version;
     if (author) this.update({ lastAuthor: author });
-    void this.run(() => this.catchUp(false, author));
+    const edits = change.edits;
+    const base = change.baseVersion;
+    void this.run(async () => {
+      // Applied from the event when it follows what we have; otherwise caught up.
+      if (edits && base === this.confirmed && version === base + 1 && this.inflight === null) {
+        this.foreign(edits, version, author);
+        this.settled();
+        return;
+      }
+      await this.catchUp(false, author);
+    });
   }
 
   /** After a gap or a reconnect: read the buffer again and rebase onto it. */
@@ -262,9 +285,51 @@ export class Binding {
     }
   }
 
-  /** Reads the buffer and rebases the local changes onto it (`force`: even with no newer event). */
+  /** Rebases onto foreign change `edits` (base: `confirmed`), making `version` confirmed. */
+  private foreign(edits: EditSpec[], version: number, author: string | null): void {
+    const r = changeSetOf(edits, this.base.length);
+    const l = this.pending;
+    const shown = l ? r.map(l) : r;
+    this.pending = l ? l.map(r, true) : null;
+    this.base = r.apply(this.base);
+    this.confirmed = version;
+    this.arrivals.edits++;
+    if (!shown.empty) this.surface?.applyRemote(shown, author);
+  }
+
+  private settled(): void {
+    this.announced = Math.max(this.announced, this.confirmed);
+    this.update({ version: this.confirmed, dirty: this.status.dirty || this.pending !== null });
+    if (this.pending) this.arm(this.burstMs);
+  }
+
+  /** Catches up by `document.changes` (their edits, in order); `false` if a change carries none. */
+  private async replay(): Promise<boolean> {
+    const changes = this.transport.changes;
+    if (!changes) return false;
+    for (;;) {
+      const since = this.confirmed;
+      const r = await this.retrying(() => changes(since));
+      for (const c of r.changes) {
+        if (c.version <= this.confirmed) continue;
+        if (!c.edits || c.baseVersion !== this.confirmed) return false;
+        this.foreign(c.edits, c.version, c.author);
+        this.update({ lastAuthor: c.author });
+      }
+      if (r.complete || this.confirmed === since) return true;
+    }
+  }
+
+  /** Catches up with the service and rebases the local changes (`force`: even with no newer
+   * event): by the changes' edits when it can, else by reading the text whole. */
   private async catchUp(force: boolean, author: string | null): Promise<void> {
     if (!force && this.announced <= this.confirmed) return;
+    try {
+      if (await this.replay()) return this.settled();
+    } catch {
+      // A refused catch-up (the journal no longer has `since`, say) falls back to a whole read.
+    }
+    this.arrivals.reads++;
     let whole;
     try {
       whole = await this.retrying(() => readWhole((r, v) => this.transport.read(r, v)));

@@ -19,6 +19,15 @@ export function change(length: number, from: number, to: number, insert: string)
   return ChangeSet.of({ from, to, insert: textOf(insert) }, length, SEP);
 }
 
+/** The service's edits (base coordinates, ascending) as a change set over `length` units. */
+export function changeSetOf(edits: EditSpec[], length: number): ChangeSet {
+  return ChangeSet.of(
+    edits.map((e) => ({ from: e.start, to: e.end, insert: textOf(e.text) })),
+    length,
+    SEP,
+  );
+}
+
 /** A change set as the service's edits: base coordinates, ascending, non-overlapping. */
 export function editsOf(changes: ChangeSet): EditSpec[] {
   const edits: EditSpec[] = [];

@@ -1,7 +1,7 @@
 //! An in-memory shared buffer with the service's rules (conditional edits, changeId identity, surrogate checks, undo) and delayed, ordered events.
 
 import { ApiError, LostReply } from "../../src/api/errors";
-import type { ReadReply, UtfRange, VersionReply } from "../../src/api/types";
+import type { ChangeOut, EditSpec, ReadReply, UtfRange, VersionReply } from "../../src/api/types";
 import type { EditBody, Transport } from "../../src/sync/binding";
 
 /** A seeded PRNG (mulberry32). */
@@ -23,13 +23,27 @@ function splits(text: string, at: number): boolean {
   return at > 0 && at < text.length && isHigh(text.charCodeAt(at - 1)) && isLow(text.charCodeAt(at));
 }
 
-type Listener = (version: number, author: string) => void;
+type Listener = (version: number, author: string, change: ChangeOut) => void;
+
+/** The one replacement between `a` and `b` (common prefix and suffix), as service edits. */
+function replacement(a: string, b: string): EditSpec[] {
+  const n = Math.min(a.length, b.length);
+  let p = 0;
+  while (p < n && a[p] === b[p]) p++;
+  if (p > 0 && isLow(a.charCodeAt(p)) && isHigh(a.charCodeAt(p - 1))) p--;
+  let s = 0;
+  while (s < n - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
+  if (s > 0 && isLow(a.charCodeAt(a.length - s)) && isHigh(a.charCodeAt(a.length - s - 1))) s--;
+  return [{ start: p, end: a.length - s, text: b.slice(p, b.length - s) }];
+}
 
 export class FakeBuffer {
   text: string;
   version = 1;
   readonly identities = new Map<string, VersionReply>();
   readonly applied: string[] = [];
+  /** Every change with its edits, as `document.changes` serves them. */
+  readonly log: ChangeOut[] = [];
   private readonly undo: { before: string }[] = [];
   private readonly listeners: Listener[] = [];
 
@@ -62,7 +76,7 @@ export class FakeBuffer {
     }
     this.text = out + this.text.slice(at);
     this.undo.push({ before });
-    return this.commit(author, body.changeId);
+    return this.commit(author, body.changeId, "edit", body.edits.map((e) => ({ ...e })));
   }
 
   undoNewest(author: string, expectedVersion: number, changeId: string): VersionReply {
@@ -71,8 +85,9 @@ export class FakeBuffer {
     if (expectedVersion !== this.version) throw new ApiError("stale", "moved", 409, { currentVersion: this.version });
     const step = this.undo.pop();
     if (!step) throw new ApiError("conflict", "nothing to undo", 409);
+    const edits = replacement(this.text, step.before);
     this.text = step.before;
-    return this.commit(author, changeId);
+    return this.commit(author, changeId, "undo", edits);
   }
 
   read(range: UtfRange | null, version: number | null): ReadReply {
@@ -91,12 +106,20 @@ export class FakeBuffer {
     };
   }
 
-  private commit(author: string, changeId: string): VersionReply {
+  /** `document.changes {since}`: every change after `since`, at most `page` of them a reply. */
+  changes(since: number, page = 3): { changes: ChangeOut[]; complete: boolean } {
+    const after = this.log.filter((c) => c.version > since);
+    return { changes: after.slice(0, page), complete: after.length <= page };
+  }
+
+  private commit(author: string, changeId: string, kind: string, edits: EditSpec[]): VersionReply {
     this.version += 1;
     const reply = { version: this.version, length: this.text.length };
     this.identities.set(changeId, reply);
     this.applied.push(changeId);
-    for (const l of this.listeners) l(this.version, author);
+    const change = { version: this.version, baseVersion: this.version - 1, kind, author, time: "", changeId, edits };
+    this.log.push(change);
+    for (const l of this.listeners) l(this.version, author, change);
     return reply;
   }
 }
@@ -126,10 +149,25 @@ export function transport(buf: FakeBuffer, author: string, wire: Wire): Transpor
   };
 }
 
+/** A transport that also serves `document.changes` (the service's catch-up read). */
+export function liveTransport(buf: FakeBuffer, author: string, wire: Wire): Transport {
+  const t = transport(buf, author, wire);
+  return {
+    ...t,
+    changes: async (since) => {
+      await wait(wire.delay());
+      const r = buf.changes(since);
+      await wait(wire.delay());
+      if (wire.lose?.()) throw new LostReply("reply lost");
+      return r;
+    },
+  };
+}
+
 /** Delivers the buffer's events to `to` in order, each after a random delay. */
 export function events(buf: FakeBuffer, delay: () => number, to: Listener): void {
   let chain = Promise.resolve();
-  buf.subscribe((v, a) => {
-    chain = chain.then(() => wait(delay())).then(() => to(v, a));
+  buf.subscribe((v, a, c) => {
+    chain = chain.then(() => wait(delay())).then(() => to(v, a, c));
   });
 }

@@ -3,6 +3,7 @@
 //! `document.changed` announcement.
 
 mod buffer_text;
+mod history;
 mod list;
 mod open;
 mod read;
@@ -10,6 +11,7 @@ mod save;
 mod write;
 
 pub use buffer_text::BufferText;
+pub use history::{Past, PastQuery, ReadPast, MAX_HISTORY_PAGE};
 pub use list::{DocFacts, ListDocuments};
 pub use open::{OpenDocument, OpenedDoc};
 pub use read::{DocRead, ReadDocument};
@@ -118,14 +120,38 @@ impl ProjectActor {
         }
     }
 
-    /// Announces a buffer change once it is durable.
-    pub(super) fn announce_doc(&self, id: Uuid, reply: &DocReply, author: &str) {
+    /// Announces a buffer change once it is durable, with what it changed (`note`).
+    pub(super) fn announce_doc(&self, id: Uuid, reply: &DocReply, author: &str, note: Note) {
         if let Some(bus) = self.events() {
+            let edits = note.edits.map(|edits| {
+                edits
+                    .into_iter()
+                    .map(|e| serde_json::json!({"start": e.start, "end": e.end, "text": e.text}))
+                    .collect::<Vec<_>>()
+            });
             bus.publish(
                 "document.changed",
                 Some(self.project_id()),
-                serde_json::json!({"documentId": id, "version": reply.version, "author": author, "dirty": reply.dirty}),
+                serde_json::json!({
+                    "documentId": id,
+                    "version": reply.version,
+                    "author": author,
+                    "dirty": reply.dirty,
+                    "changeId": note.change_id,
+                    "kind": note.kind,
+                    "baseVersion": note.base_version,
+                    "edits": edits,
+                }),
             );
         }
     }
+}
+
+/// What a `document.changed` says beyond the buffer's facts: the change's kind, the version its
+/// edits apply to, its caller identity and its UTF-16 edits (`None`: over the bound, read the text).
+pub(super) struct Note {
+    pub kind: &'static str,
+    pub base_version: u64,
+    pub change_id: Option<String>,
+    pub edits: Option<Vec<crate::documents::text::Edit>>,
 }

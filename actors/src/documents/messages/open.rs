@@ -99,6 +99,7 @@ impl Handler<OpenDocument> for ProjectActor {
                             })));
                         }
                         let author = msg.ctx.principal.to_string();
+                        let change_id = msg.ctx.identity.as_ref().map(|(c, _)| c.clone());
                         let command = DocCommand::Open {
                             path: path.clone(),
                             text,
@@ -116,7 +117,13 @@ impl Handler<OpenDocument> for ProjectActor {
                             .map(move |res, act, _| {
                                 let reply = res?;
                                 act.owned.docs.set_open(id, &path, &reply);
-                                act.announce_doc(id, &reply, &author);
+                                let note = super::Note {
+                                    kind: "open",
+                                    base_version: reply.version.saturating_sub(1),
+                                    change_id,
+                                    edits: None,
+                                };
+                                act.announce_doc(id, &reply, &author, note);
                                 Ok(OpenedDoc { id, path, reply })
                             }),
                         )

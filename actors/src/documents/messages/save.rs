@@ -154,6 +154,7 @@ impl Handler<SaveStep> for ProjectActor {
     fn handle(&mut self, msg: SaveStep, _: &mut Context<Self>) -> Self::Result {
         let (id, announce) = (msg.id, msg.announce);
         let author = msg.ctx.principal.to_string();
+        let change_id = msg.ctx.identity.as_ref().map(|(c, _)| c.clone());
         let command = Execute::<DocumentEntity> {
             command: msg.command,
             ctx: msg.ctx,
@@ -163,7 +164,13 @@ impl Handler<SaveStep> for ProjectActor {
                 .map(move |res, act, _| {
                     let reply = res?;
                     if announce {
-                        act.announce_doc(id, &reply, &author);
+                        let note = super::Note {
+                            kind: "save",
+                            base_version: reply.version,
+                            change_id,
+                            edits: Some(Vec::new()),
+                        };
+                        act.announce_doc(id, &reply, &author, note);
                     }
                     Ok(reply)
                 }),
