@@ -22,6 +22,7 @@ mod agent_stale;
 mod capabilities;
 mod contexts;
 mod core_host;
+mod data_links;
 mod data_owners;
 mod data_views;
 mod docs_truth;

@@ -4,9 +4,11 @@ use super::contract::{
     CompareCounts, CompareReply, FieldValue, FilterSpec, Matched, PageQuery, PageReply, Row,
     SortSpec,
 };
+use super::keyset::{in_rows, projection};
 use super::load::{compute, read_table, TableBounds};
 use super::query::{cell_ref_json, filter_value, select, Filter, Op, Sort};
 use super::read::Table;
+use super::schema::Cell;
 use super::TablesError;
 use crate::error::ActorError;
 use crate::files::contract::ResourceRef;
@@ -24,6 +26,7 @@ pub struct DataPage {
     pub limit: u64,
     pub sort: Vec<SortSpec>,
     pub filter: Vec<FilterSpec>,
+    pub columns: Option<Vec<String>>,
     pub bounds: TableBounds,
 }
 
@@ -35,6 +38,7 @@ impl Handler<DataPage> for ProjectActor {
         Box::pin(async move {
             let (_, entry) = reading.await?;
             let (filters, sort) = query(&entry.table, &msg.sort, &msg.filter)?;
+            let columns = projection(&entry.table, msg.columns.as_deref())?;
             let key = serde_json::to_string(&(&msg.sort, &msg.filter)).unwrap_or_default();
             // A cached order pages on this thread (at most `maxPageRows` rows); a new one is
             // computed on a blocking thread.
@@ -50,13 +54,14 @@ impl Handler<DataPage> for ProjectActor {
             let start = (msg.offset as usize).min(order.len());
             let end = start.saturating_add(msg.limit as usize).min(order.len());
             Ok(PageReply {
-                rows: page_rows(t, &order[start..end]),
+                rows: page_rows(t, &order[start..end], &columns),
                 query: PageQuery {
                     resource: msg.resource,
                     offset: msg.offset,
                     limit: msg.limit,
                     sort: msg.sort,
                     filter: msg.filter,
+                    columns: msg.columns,
                 },
                 total: order.len() as u64,
                 namespace: t.schema.key.as_ref().map(|(_, ns)| ns.clone()),
@@ -93,23 +98,34 @@ fn query(
             index: Some(i as u64),
             reason: format!("unknown op {:?}", f.op),
         })?;
-        let value = filter_value(t.schema.columns[column].ty, op, f.value.as_ref(), i)?;
-        filters.push(Filter { column, op, value });
+        let (value, rows) = match op {
+            Op::In => (Cell::Missing, in_rows(t, column, f.value.as_ref(), i)?),
+            _ => (
+                filter_value(t.schema.columns[column].ty, op, f.value.as_ref(), i)?,
+                Vec::new(),
+            ),
+        };
+        filters.push(Filter {
+            column,
+            op,
+            value,
+            rows,
+        });
     }
     Ok((filters, sort))
 }
 
-/// The reply rows of table rows `rows`, in that order.
-pub fn page_rows(t: &Table, rows: &[u32]) -> Vec<Row> {
+/// The reply rows of table rows `rows`, in that order, with the cells of `columns`.
+pub fn page_rows(t: &Table, rows: &[u32], columns: &[usize]) -> Vec<Row> {
     rows.iter()
         .map(|&r| Row {
             key: t.key(r as usize).map(str::to_string),
-            cells: t
-                .schema
-                .columns
+            cells: columns
                 .iter()
-                .enumerate()
-                .map(|(c, column)| (column.name.clone(), cell_ref_json(t.cell(c, r as usize))))
+                .map(|&c| {
+                    let name = t.schema.columns[c].name.clone();
+                    (name, cell_ref_json(t.cell(c, r as usize)))
+                })
                 .collect(),
         })
         .collect()
