@@ -44,3 +44,4 @@ mod service;
 mod support;
 mod tidy;
 mod ui;
+mod ui_data;
