@@ -55,6 +55,14 @@ fn the_data_panels_in_chromium_page_link_and_pass_axe() {
         "resource.register",
         json!({"changeId": "fit", "path": "fit.json", "kind": "object", "format": "json"}),
     );
+    // A table whose cells do not fit its declaration: the first read's problems are shown.
+    std::fs::write(env.dir.join("bad.csv"), "id,n\na,1\nb,x\nc,3\n").unwrap();
+    env.ok(
+        "resource.register",
+        json!({"changeId": "bad", "path": "bad.csv", "kind": "table", "format": "csv",
+        "table": {"format": "csv", "key": {"column": "id", "namespace": "bad"},
+        "columns": [{"name": "id", "type": "string"}, {"name": "n", "type": "integer"}]}}),
+    );
     let artifacts = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
@@ -88,6 +96,7 @@ fn the_data_panels_in_chromium_page_link_and_pass_axe() {
         "axe_table_1600",
         "axe_scatter_1600",
         "axe_object_1600",
+        "axe_problems_1600",
         "axe_table_390",
         "axe_scatter_390",
         "axe_object_390",

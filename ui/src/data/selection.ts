@@ -28,6 +28,11 @@ function store(at: string, keys: Iterable<string>, version: number): void {
   emit();
 }
 
+/** The selected keys of `namespace` as held now (empty until read). */
+export function heldKeys(projectId: string, namespace: string): ReadonlySet<string> {
+  return held.get(slot(projectId, namespace))?.keys ?? EMPTY;
+}
+
 /** The selected keys of `namespace` (reading them once from the service). */
 export function useSelection(projectId: string, namespace: string | null): ReadonlySet<string> {
   return useSyncExternalStore(
@@ -36,7 +41,7 @@ export function useSelection(projectId: string, namespace: string | null): Reado
       if (namespace && !held.has(slot(projectId, namespace))) void refresh(projectId, namespace);
       return () => listeners.delete(l);
     },
-    () => (namespace ? (held.get(slot(projectId, namespace))?.keys ?? EMPTY) : EMPTY),
+    () => (namespace ? heldKeys(projectId, namespace) : EMPTY),
   );
 }
 
