@@ -138,6 +138,22 @@ try {
   await until("k000000 selected", async () => (await sharedKeys()).has("k000000"));
   await page.keyboard.press("Space");
   await until("k000000 unselected", async () => !(await sharedKeys()).has("k000000"));
+  // Sorting by keyboard on the header row: the empty string sorts first, missing values last either way.
+  const active = () => page.evaluate(() => document.activeElement?.getAttribute("data-cell"));
+  await page.keyboard.press("ArrowUp");
+  await page.keyboard.press("End");
+  check((await active()) === "-1:4", "End on the header row reaches the last column");
+  const groupHead = page.getByRole("columnheader", { name: /^group/ });
+  await page.keyboard.press("Enter");
+  await until("group sorted ascending by Enter", async () => (await groupHead.getAttribute("aria-sort")) === "ascending");
+  await until("the empty strings first", async () => (await page.locator('[aria-rowindex="2"] .cell-empty').count()) === 1 && (await shownKeys(page))[0] === "k000001");
+  await page.keyboard.press("Enter");
+  await until("group sorted descending", async () => (await groupHead.getAttribute("aria-sort")) === "descending" && (await shownKeys(page))[0] !== "k000001");
+  check((await page.locator('[aria-rowindex="2"] .cell-missing').count()) === 0, "missing values stay last when descending");
+  await page.keyboard.press("Enter");
+  await until("group unsorted", async () => (await groupHead.getAttribute("aria-sort")) === "none" && (await shownKeys(page))[0] === "k000000");
+  await page.keyboard.press("Home");
+  check((await active()) === "-1:0", "Home on the header row reaches the first column");
 
   // Server-side sort: x descending on the second click.
   const xHead = page.getByRole("columnheader", { name: /^x/ });
