@@ -174,9 +174,11 @@ try {
   await until("the filtered rows", async () => (await shownKeys(page))[0] === n5[0].id);
   // The code reproduces the page.
   await page.getByRole("button", { name: "Copy as R (dplyr)" }).click();
+  await until("the R code copied", async () => /R code copied/.test((await page.locator(".code-copy [role=status]").textContent()) ?? ""));
   const r = (await page.getByTestId("code").textContent()) ?? "";
   check(r.includes("filter(!is.na(n), n == 5)") && r.includes("arrange(desc(x))") && r.includes('col_types = "cddic"'), `R code: ${r}`);
   await page.getByRole("button", { name: "Copy as Python (pandas)" }).click();
+  await until("the pandas code copied", async () => /Python code copied/.test((await page.locator(".code-copy [role=status]").textContent()) ?? ""));
   const py = (await page.getByTestId("code").textContent()) ?? "";
   check(py.includes('df = df[df["n"].notna() & (df["n"] == 5)]') && py.includes('ascending=[False]'), `pandas code: ${py}`);
   facts.clipboard_matches = (await page.evaluate(() => navigator.clipboard.readText())) === py;
@@ -206,6 +208,19 @@ try {
   facts.brush = await scatterStatus.textContent();
   const brushed = await sharedKeys();
   check(brushed.size > 0, "the brush selected keys");
+  // The chosen points are drawn in the selection colour (orange fill #ff9a52 / stroke #b34700).
+  const orange = () =>
+    page.evaluate(() => {
+      const c = document.querySelector(".plot-host canvas");
+      const ctx = c?.getContext("2d");
+      if (!c || !ctx) return 0;
+      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] > 170 && d[i + 1] > 60 && d[i + 1] < 170 && d[i + 2] < 110) n++;
+      return n;
+    });
+  await until("the brushed points drawn as selected", async () => (await orange()) > 50);
+  facts.orange_pixels = await orange();
   await page.screenshot({ path: join(artifacts, "data-scatter-1600.png") });
   await axe(page, "scatter_1600");
 

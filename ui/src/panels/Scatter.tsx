@@ -126,7 +126,8 @@ export function ScatterPanel({ projectId, resource }: ScatterParams) {
   }, [plot, x, y]);
 
   useEffect(() => {
-    if (plot && chart.current) chart.current.setData(series(plot, selected), false);
+    // With the same points the scales stay; `setData(d, false)` would not redraw at all.
+    if (plot && chart.current) chart.current.setData(series(plot, selected));
   }, [plot, selected]);
 
   const submit = (e: FormEvent) => {

@@ -137,9 +137,14 @@ export function TablePanel({ projectId, resource, onPlot }: TableParams) {
   const copy = (lang: "R" | "Python") => {
     const q = { path: resource.path, table, sort, filter: filters, selected: onlySelected ? [...selected].sort() : [] };
     const text = lang === "R" ? toDplyr(q) : toPandas(q);
+    // The code shows at once; the note then says whether the clipboard has it too.
     const done = (note: string) => setCode({ lang, text, note });
-    if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => done(`${lang} code copied`), () => done("Copy it from below"));
-    else done("Copy it from below");
+    if (!navigator.clipboard) return done("Copy it from below");
+    done(`Copying the ${lang} code…`);
+    navigator.clipboard.writeText(text).then(
+      () => done(`${lang} code copied`),
+      () => done("Copy it from below"),
+    );
   };
 
   const problems = problemsOf(cache.error);
