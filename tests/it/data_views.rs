@@ -330,7 +330,21 @@ fn ui_entries_are_listed_for_available_owners_only() {
     assert!(find("rho.object")["summary"]
         .as_str()
         .unwrap()
-        .contains("No browser renderer yet"));
+        .contains("JSON tree"));
+    // The browser app draws the table, the scatter and the object; not media yet.
+    let drawn: Vec<(String, bool)> = ["rho.media", "rho.object", "rho.scatter", "rho.table"]
+        .iter()
+        .map(|n| (n.to_string(), find(n)["browserRenderer"] == json!(true)))
+        .collect();
+    assert_eq!(
+        drawn,
+        [
+            ("rho.media".to_string(), false),
+            ("rho.object".to_string(), true),
+            ("rho.scatter".to_string(), true),
+            ("rho.table".to_string(), true)
+        ]
+    );
     let scatter_props = find("rho.scatter")["props"].to_string();
     assert!(
         scatter_props.contains("\"key\"") && scatter_props.contains("\"x\""),

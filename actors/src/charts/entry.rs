@@ -64,8 +64,8 @@ pub const ENTRY: EntrySpec = EntrySpec {
     name: "rho.scatter",
     version: "0.2.0",
     owner: Owner::Charts,
-    summary: "A scatter of two numeric columns of a keyed table (points from data.plot); x, y and the entity key are explicit props.",
-    browser_renderer: false,
+    summary: "A scatter of two numeric columns of a keyed table (points from data.plot); x, y and the entity key are explicit props. The browser app draws it (uPlot) with brush and typed-range selection linked by key.",
+    browser_renderer: true,
     props: schema::<ScatterProps>,
     validate,
 };

@@ -113,12 +113,16 @@ mod entry_tests {
                 "rho.table"
             ]
         );
-        // The browser app renders the editor; the others have no renderer in this build yet.
-        assert!(e
+        assert!(e.iter().all(|e| e.version == "0.2.0"));
+        // The browser app draws the editor, the table, the scatter and the object.
+        let drawn: Vec<&str> = e
             .iter()
-            .all(|e| e.version == "0.2.0" && e.browser_renderer == (e.name == "rho.editor")));
+            .filter(|e| e.browser_renderer)
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(drawn, ["rho.editor", "rho.object", "rho.scatter", "rho.table"]);
         let object = e.iter().find(|e| e.name == "rho.object").map(|e| e.summary);
-        assert!(object.is_some_and(|s| s.contains("No browser renderer yet")));
+        assert!(object.is_some_and(|s| s.contains("JSON tree")));
         let r = json!({"resource": {"id": "x", "version": 1}});
         assert!(validate_entry_props("rho.table", &r).is_ok());
         assert!(validate_entry_props("rho.scatter", &r).is_err());

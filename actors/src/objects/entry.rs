@@ -1,4 +1,4 @@
-//! The `rho.object` UI entry of owner R and its props validation (no browser renderer yet).
+//! The `rho.object` UI entry of owner R and its props validation (the browser app draws it as a JSON tree).
 
 use crate::contract::entry::{check_resource, parse_props, EntrySpec};
 use crate::contract::schema;
@@ -37,8 +37,8 @@ pub const ENTRY: EntrySpec = EntrySpec {
     name: "rho.object",
     version: "0.2.0",
     owner: Owner::R,
-    summary: "An exported R object snapshot read with object.read. No browser renderer yet: the entry is declared and its props validated, but nothing in the browser draws it.",
-    browser_renderer: false,
+    summary: "An exported R object snapshot read with object.read; the browser app draws it as a keyboard-navigable JSON tree, paged by pointer.",
+    browser_renderer: true,
     props: schema::<ObjectProps>,
     validate,
 };

@@ -1,4 +1,4 @@
-//! Wire contracts of owner Tables: `data.page`, `data.compare`, `selection.set`.
+//! Wire contracts of owner Tables: `data.page`, `data.compare`, `selection.set`, `selection.read`.
 
 use crate::contract::{schema, Effect, OperationSpec, ANY};
 use crate::files::contract::ResourceRef;
@@ -15,7 +15,8 @@ pub struct SortSpec {
     pub descending: bool,
 }
 
-/// One filter of `data.page`: `eq|ne|lt|le|gt|ge|contains|missing`, `value` typed by the column.
+/// One filter of `data.page`: `eq|ne|lt|le|gt|ge|contains|missing`, `value` typed by the column;
+/// or `in` on the key column of a keyed table, `value` an array of at most 10,000 keys.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FilterSpec {
@@ -38,6 +39,10 @@ pub struct PageRequest {
     pub sort: Vec<SortSpec>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filter: Vec<FilterSpec>,
+    /// Only these columns' cells are returned (default: every column); an unknown or repeated
+    /// name is `invalid` naming it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
 }
 
 /// The query a page answers (echoed).
@@ -49,6 +54,8 @@ pub struct PageQuery {
     pub limit: u64,
     pub sort: Vec<SortSpec>,
     pub filter: Vec<FilterSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<String>>,
 }
 
 /// One row: its entity key (keyed tables) and typed cells by column name.
@@ -163,16 +170,46 @@ pub struct SelectionReply {
     pub version: u64,
 }
 
+/// `selection.read`: one selection's keys, by scope and namespace (as `selection.set` names them).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SelectionReadRequest {
+    pub project_id: String,
+    /// `caller` (the caller's own), `view` (with `viewId`) or `shared`.
+    pub scope: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view_id: Option<String>,
+    pub namespace: String,
+}
+
+/// `selection.read` reply: version 0 and no keys for a selection never set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectionReadReply {
+    pub scope: String,
+    /// The caller's principal or the view id; absent for `shared`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    pub namespace: String,
+    pub keys: Vec<String>,
+    pub version: u64,
+    /// Who set it last, and when (ms since the epoch); absent when never set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<i64>,
+}
+
 /// Operations of owner Tables.
 pub const OPERATIONS: &[OperationSpec] = &[
     OperationSpec {
         name: "data.page",
-        version: "0.2.0",
+        version: "0.3.0",
         owner: Some(Owner::Tables),
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
-        summary: "A page of a declared table: typed cells, filter and stable sort (missing last); the first read validates the whole table and reports problems by row and column.",
+        summary: "A page of a declared table: typed cells, filter (including a key set, `in`) and stable sort (missing last), chosen columns; the first read validates the whole table and reports problems by row and column.",
         request: schema::<PageRequest>,
         response: schema::<PageReply>,
         errors: &["invalid", "not_found", "stale", "limit", "unavailable"],
@@ -198,10 +235,23 @@ pub const OPERATIONS: &[OperationSpec] = &[
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
-        summary: "Set the selected entity keys of a namespace in the caller's, a view's or the shared scope.",
+        summary: "Set the selected entity keys of a namespace in the caller's, a view's or the shared scope; selection.changed carries the keys up to 8 KiB of them, else keys: null (read them with selection.read).",
         request: schema::<SelectionRequest>,
         response: schema::<SelectionReply>,
         errors: &["invalid", "conflict", "limit", "unavailable"],
         events: &["selection.changed"],
+    },
+    OperationSpec {
+        name: "selection.read",
+        version: "0.1.0",
+        owner: Some(Owner::Tables),
+        effect: Effect::Read,
+        callers: ANY,
+        project_scoped: true,
+        summary: "The current keys of one selection (the caller's, a view's or the shared scope) by namespace, with its version and who set it.",
+        request: schema::<SelectionReadRequest>,
+        response: schema::<SelectionReadReply>,
+        errors: &["invalid", "unavailable"],
+        events: &[],
     },
 ];

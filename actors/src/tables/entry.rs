@@ -41,8 +41,8 @@ pub const ENTRY: EntrySpec = EntrySpec {
     version: "0.2.0",
     owner: Owner::Tables,
     summary:
-        "A typed table resource version paged with data.page (filter, stable sort, entity keys).",
-    browser_renderer: false,
+        "A typed table resource version paged with data.page (filter, stable sort, entity keys); the browser app draws it as a virtual grid.",
+    browser_renderer: true,
     props: schema::<TableProps>,
     validate,
 };

@@ -1,4 +1,4 @@
-//! Owner Tables: typed reading of declared CSV and JSON-rows tables, `data.page`, `data.compare` and selections.
+//! Owner Tables: typed reading of declared CSV and JSON-rows tables, `data.page`, `data.compare` and selections (set, read).
 
 pub mod cache;
 pub mod column;
@@ -6,6 +6,7 @@ pub mod contract;
 pub mod csv;
 pub mod entry;
 pub mod keys;
+pub mod keyset;
 pub mod load;
 pub mod page;
 pub mod page_json;
@@ -15,6 +16,7 @@ pub mod read;
 mod record;
 pub mod schema;
 pub mod selection;
+pub mod selection_read;
 #[cfg(test)]
 mod tests;
 

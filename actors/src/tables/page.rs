@@ -3,10 +3,12 @@
 use super::contract::{
     CompareCounts, CompareReply, FieldValue, FilterSpec, Matched, PageQuery, Row, SortSpec,
 };
+use super::keyset::{in_rows, projection};
 use super::load::{compute, read_table, TableBounds};
 use super::page_json::Page;
 use super::query::{cell_ref_json, filter_value, select, Filter, Op, Sort};
 use super::read::Table;
+use super::schema::Cell;
 use super::TablesError;
 use crate::error::ActorError;
 use crate::files::contract::ResourceRef;
@@ -24,6 +26,7 @@ pub struct DataPage {
     pub limit: u64,
     pub sort: Vec<SortSpec>,
     pub filter: Vec<FilterSpec>,
+    pub columns: Option<Vec<String>>,
     pub bounds: TableBounds,
 }
 
@@ -35,6 +38,7 @@ impl Handler<DataPage> for ProjectActor {
         Box::pin(async move {
             let (_, entry) = reading.await?;
             let (filters, sort) = query(&entry.table, &msg.sort, &msg.filter)?;
+            let columns = projection(&entry.table, msg.columns.as_deref())?;
             let key = serde_json::to_string(&(&msg.sort, &msg.filter)).unwrap_or_default();
             // A cached order pages on this thread (at most `maxPageRows` rows); a new one is
             // computed on a blocking thread.
@@ -54,8 +58,9 @@ impl Handler<DataPage> for ProjectActor {
                 limit: msg.limit,
                 sort: msg.sort,
                 filter: msg.filter,
+                columns: msg.columns,
             };
-            Ok(Page::new(query, entry, order, start..end))
+            Ok(Page::new(query, entry, order, start..end, columns))
         })
     }
 }
@@ -88,24 +93,35 @@ fn query(
             index: Some(i as u64),
             reason: format!("unknown op {:?}", f.op),
         })?;
-        let value = filter_value(t.schema.columns[column].ty, op, f.value.as_ref(), i)?;
-        filters.push(Filter { column, op, value });
+        let (value, rows) = match op {
+            Op::In => (Cell::Missing, in_rows(t, column, f.value.as_ref(), i)?),
+            _ => (
+                filter_value(t.schema.columns[column].ty, op, f.value.as_ref(), i)?,
+                Vec::new(),
+            ),
+        };
+        filters.push(Filter {
+            column,
+            op,
+            value,
+            rows,
+        });
     }
     Ok((filters, sort))
 }
 
-/// The reply rows of table rows `rows`, in that order, as owned contract rows ([`Page`] writes the
-/// same JSON without building them).
-pub fn page_rows(t: &Table, rows: &[u32]) -> Vec<Row> {
+/// The reply rows of table rows `rows`, in that order, with the cells of `columns`, as owned
+/// contract rows ([`Page`] writes the same JSON without building them).
+pub fn page_rows(t: &Table, rows: &[u32], columns: &[usize]) -> Vec<Row> {
     rows.iter()
         .map(|&r| Row {
             key: t.key(r as usize).map(str::to_string),
-            cells: t
-                .schema
-                .columns
+            cells: columns
                 .iter()
-                .enumerate()
-                .map(|(c, column)| (column.name.clone(), cell_ref_json(t.cell(c, r as usize))))
+                .map(|&c| {
+                    let name = t.schema.columns[c].name.clone();
+                    (name, cell_ref_json(t.cell(c, r as usize)))
+                })
                 .collect(),
         })
         .collect()

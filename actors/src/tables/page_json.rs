@@ -22,7 +22,7 @@ pub struct Page {
     entry: Arc<Entry>,
     order: Arc<Vec<u32>>,
     range: Range<usize>,
-    /// Column indices in the order their names sort (the order of `PageReply`'s cell maps).
+    /// The page's column indices in the order their names sort (the order of `PageReply`'s cell maps).
     by_name: Vec<usize>,
 }
 
@@ -37,15 +37,16 @@ impl std::fmt::Debug for Page {
 }
 
 impl Page {
-    /// Rows `range` of `order` over the table of `entry`.
+    /// Rows `range` of `order` over the table of `entry`, with the cells of `columns`.
     pub fn new(
         query: PageQuery,
         entry: Arc<Entry>,
         order: Arc<Vec<u32>>,
         range: Range<usize>,
+        columns: Vec<usize>,
     ) -> Page {
         let t = &entry.table;
-        let mut by_name: Vec<usize> = (0..t.schema.columns.len()).collect();
+        let mut by_name = columns;
         by_name.sort_by(|&a, &b| t.schema.columns[a].name.cmp(&t.schema.columns[b].name));
         Page {
             query,
@@ -203,7 +204,7 @@ mod tests {
             query: page.query.clone(),
             total: page.total,
             namespace: page.namespace.clone(),
-            rows: page_rows(&page.entry.table, page.rows()),
+            rows: page_rows(&page.entry.table, page.rows(), &page.by_name),
         };
         serde_json::to_vec(&reply).unwrap()
     }
@@ -218,6 +219,7 @@ mod tests {
             limit,
             sort,
             filter: vec![],
+            columns: None,
         }
     }
 
@@ -244,12 +246,21 @@ mod tests {
                     descending: true,
                 }];
                 let q = query(range.start as u64, range.len() as u64, spec);
-                let page = Page::new(q, entry.clone(), order.clone(), range.clone());
+                let every: Vec<usize> = (0..entry.table.schema.columns.len()).collect();
+                let page = Page::new(q.clone(), entry.clone(), order.clone(), range.clone(), every);
                 let bytes = serde_json::to_vec(&page).unwrap();
                 assert_eq!(
                     String::from_utf8(bytes).unwrap(),
                     String::from_utf8(reply_bytes(&page)).unwrap(),
                     "keyed {keyed}, rows {range:?}"
+                );
+                // A column choice writes only those cells, still as the owned reply would.
+                let chosen = vec![x, entry.table.schema.column("Name").unwrap()];
+                let some = Page::new(q, entry.clone(), order.clone(), range.clone(), chosen);
+                assert_eq!(
+                    String::from_utf8(serde_json::to_vec(&some).unwrap()).unwrap(),
+                    String::from_utf8(reply_bytes(&some)).unwrap(),
+                    "keyed {keyed}, rows {range:?}, two columns"
                 );
                 assert_eq!(page.total, 4);
                 assert_eq!(page.to_reply().unwrap().rows.len(), page.rows().len());
@@ -261,7 +272,8 @@ mod tests {
     fn cells_keep_their_types_in_the_page_json() {
         let entry = table(true);
         let order = Arc::new(select(&entry.table, &[], &[]));
-        let page = Page::new(query(0, 10, vec![]), entry, order, 0..10);
+        let every: Vec<usize> = (0..entry.table.schema.columns.len()).collect();
+        let page = Page::new(query(0, 10, vec![]), entry, order, 0..10, every);
         let v: serde_json::Value = serde_json::to_value(&page).unwrap();
         let rows = v["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 4);

@@ -17,6 +17,8 @@ pub enum Op {
     Ge,
     Contains,
     Missing,
+    /// The entity key is one of a set (the key column only; `keyset`).
+    In,
 }
 
 impl Op {
@@ -30,6 +32,7 @@ impl Op {
             "ge" => Op::Ge,
             "contains" => Op::Contains,
             "missing" => Op::Missing,
+            "in" => Op::In,
             _ => return None,
         })
     }
@@ -41,6 +44,18 @@ pub struct Filter {
     pub column: usize,
     pub op: Op,
     pub value: Cell,
+    /// The rows of an `in` filter's keys, ascending (empty for other ops).
+    pub rows: Vec<u32>,
+}
+
+impl Filter {
+    /// Whether row `r` passes this filter.
+    fn passes(&self, t: &Table, r: u32) -> bool {
+        match self.op {
+            Op::In => self.rows.binary_search(&r).is_ok(),
+            _ => keep(t.cell(self.column, r as usize), self),
+        }
+    }
 }
 
 /// One sort key.
@@ -136,7 +151,7 @@ fn keep(cell: CellRef<'_>, f: &Filter) -> bool {
             Cell::Text(needle) => t.contains(&**needle),
             _ => false,
         },
-        (Op::Contains, _) => false,
+        (Op::Contains | Op::In, _) => false,
         (op, c) => {
             let o = cmp_ref(c, view(&f.value));
             match op {
@@ -146,20 +161,22 @@ fn keep(cell: CellRef<'_>, f: &Filter) -> bool {
                 Op::Le => o != Ordering::Greater,
                 Op::Gt => o == Ordering::Greater,
                 Op::Ge => o != Ordering::Less,
-                Op::Contains | Op::Missing => false,
+                Op::Contains | Op::Missing | Op::In => false,
             }
         }
     }
 }
 
-/// Row indices passing every filter, stably sorted (missing values last in either direction).
+/// Row indices passing every filter (in file order), stably sorted (missing values last in either direction).
 pub fn select(t: &Table, filters: &[Filter], sort: &[Sort]) -> Vec<u32> {
-    let mut rows: Vec<u32> = (0..t.rows as u32)
-        .filter(|&r| {
-            filters
-                .iter()
-                .all(|f| keep(t.cell(f.column, r as usize), f))
-        })
+    // A key-set filter bounds the candidates to its own rows (ascending, so file order).
+    let candidates: Box<dyn Iterator<Item = u32> + '_> =
+        match filters.iter().find(|f| f.op == Op::In) {
+            Some(f) => Box::new(f.rows.iter().copied()),
+            None => Box::new(0..t.rows as u32),
+        };
+    let mut rows: Vec<u32> = candidates
+        .filter(|&r| filters.iter().all(|f| f.passes(t, r)))
         .collect();
     if let [s] = sort {
         if let Some(sorted) = sort_by_number_key(&t.columns[s.column], &rows, s.descending) {

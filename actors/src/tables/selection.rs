@@ -13,6 +13,29 @@ use std::collections::BTreeMap;
 /// Most keys one selection holds.
 pub const MAX_KEYS: usize = 10_000;
 
+/// Most bytes of keys (as JSON) a `selection.changed` event carries; beyond it `keys` is null
+/// and a holder reads them by `selection.read` (the event stays well under `maxEventBytes`).
+pub const MAX_EVENT_KEY_BYTES: usize = 8 * 1024;
+
+/// The keys a `selection.changed` event carries: all of them under the bound, else null.
+pub fn event_keys(keys: &[String]) -> serde_json::Value {
+    let bytes: usize = keys.iter().map(|k| k.len() + 3).sum();
+    if bytes <= MAX_EVENT_KEY_BYTES {
+        serde_json::json!(keys)
+    } else {
+        serde_json::Value::Null
+    }
+}
+
+/// The wire name and holder of a scope (`caller`/`view` name theirs; `shared` has none).
+pub fn scope_wire(scope: &SelectionScope) -> (&'static str, Option<String>) {
+    match scope {
+        SelectionScope::Caller(c) => ("caller", Some(c.clone())),
+        SelectionScope::View(v) => ("view", Some(v.clone())),
+        SelectionScope::Shared => ("shared", None),
+    }
+}
+
 /// Where a selection lives: the caller's own, one view's, or everyone's.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum SelectionScope {
@@ -155,21 +178,19 @@ impl Handler<SetSelection> for ProjectActor {
         let id = self.journal().project_id();
         let child = self.children().get_or_new::<SelectionsEntity>(id);
         let SelectionEvent::Set {
-            scope, namespace, ..
+            scope,
+            namespace,
+            keys,
         } = msg.set.clone();
         Box::pin(
             self.dispatch(child, Execute::<SelectionsEntity> { command: msg.set, ctx: msg.ctx }, true)
                 .map(move |res, act, _| {
                     if let (Ok(r), Some(bus)) = (&res, act.events()) {
-                        let (scope, holder) = match &scope {
-                            SelectionScope::Caller(c) => ("caller", Some(c.clone())),
-                            SelectionScope::View(v) => ("view", Some(v.clone())),
-                            SelectionScope::Shared => ("shared", None),
-                        };
+                        let (scope, holder) = scope_wire(&scope);
                         bus.publish(
                             "selection.changed",
                             Some(act.journal().project_id()),
-                            serde_json::json!({"scope": scope, "holder": holder, "namespace": namespace, "version": r.version}),
+                            serde_json::json!({"scope": scope, "holder": holder, "namespace": namespace, "version": r.version, "keys": event_keys(&keys)}),
                         );
                     }
                     res

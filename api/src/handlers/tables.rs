@@ -1,13 +1,16 @@
-//! Owner Tables over HTTP: `data.page`, `data.compare`, `selection.set`.
+//! Owner Tables over HTTP: `data.page`, `data.compare`, `selection.set`, `selection.read`.
 
 use super::data::{files_error, project, resource_id, write_ctx};
 use super::services::{mailbox, spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::tables::contract::{CompareRequest, PageRequest, SelectionRequest};
+use rho_actors::tables::contract::{
+    CompareRequest, PageRequest, SelectionReadRequest, SelectionRequest,
+};
 use rho_actors::tables::load::TableBounds;
 use rho_actors::tables::page::{DataCompare, DataPage, Join};
 use rho_actors::tables::selection::{SelectionEvent, SelectionScope, SetSelection};
+use rho_actors::tables::selection_read::ReadSelection;
 use rho_actors::tables::TablesError;
 use serde_json::json;
 use std::sync::Arc;
@@ -65,6 +68,7 @@ pub(super) fn register(
                 limit: req.limit,
                 sort: req.sort,
                 filter: req.filter,
+                columns: req.columns,
                 bounds: bounds(&s),
             })
             .await
@@ -142,24 +146,7 @@ pub(super) fn register(
             let s = s.clone();
             async move {
                 let wctx = write_ctx(&ctx, &req, &req.change_id)?;
-                let scope = match (req.scope.as_str(), &req.view_id) {
-                    ("caller", None) => SelectionScope::Caller(ctx.principal.to_string()),
-                    ("view", Some(v)) if !v.is_empty() => SelectionScope::View(v.clone()),
-                    ("shared", None) => SelectionScope::Shared,
-                    ("view", _) => {
-                        return Err(ApiError::invalid(
-                            Some("viewId"),
-                            "scope view needs a viewId",
-                        ))
-                    }
-                    ("caller" | "shared", Some(_)) => {
-                        return Err(ApiError::invalid(
-                            Some("viewId"),
-                            "only scope view takes a viewId",
-                        ))
-                    }
-                    _ => return Err(ApiError::invalid(Some("scope"), "caller, view or shared")),
-                };
+                let scope = selection_scope(&ctx, &req.scope, req.view_id.as_ref())?;
                 let p = project(&s, &ctx, &req.project_id).await?;
                 Ok(p.send(SetSelection {
                     set: SelectionEvent::Set {
@@ -174,5 +161,45 @@ pub(super) fn register(
             }
         },
     )?;
+
+    let s = services.clone();
+    table.register(
+        spec("selection.read"),
+        move |ctx: Ctx, req: SelectionReadRequest| {
+            let s = s.clone();
+            async move {
+                let scope = selection_scope(&ctx, &req.scope, req.view_id.as_ref())?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                Ok(p.send(ReadSelection {
+                    scope,
+                    namespace: req.namespace,
+                })
+                .await
+                .map_err(mailbox)??)
+            }
+        },
+    )?;
     Ok(())
+}
+
+/// The scope a selection request names (`caller` is the caller's own).
+fn selection_scope(
+    ctx: &Ctx,
+    scope: &str,
+    view_id: Option<&String>,
+) -> Result<SelectionScope, ApiError> {
+    match (scope, view_id) {
+        ("caller", None) => Ok(SelectionScope::Caller(ctx.principal.to_string())),
+        ("view", Some(v)) if !v.is_empty() => Ok(SelectionScope::View(v.clone())),
+        ("shared", None) => Ok(SelectionScope::Shared),
+        ("view", _) => Err(ApiError::invalid(
+            Some("viewId"),
+            "scope view needs a viewId",
+        )),
+        ("caller" | "shared", Some(_)) => Err(ApiError::invalid(
+            Some("viewId"),
+            "only scope view takes a viewId",
+        )),
+        _ => Err(ApiError::invalid(Some("scope"), "caller, view or shared")),
+    }
 }

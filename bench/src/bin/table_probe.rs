@@ -54,9 +54,10 @@ fn main() {
         let schema = Schema::from_decl(&decl).unwrap();
         let table = read_version(&dir, "t.csv", &facts, &schema, bounds).unwrap();
         let read = t.elapsed();
+        let all: Vec<usize> = (0..table.schema.columns.len()).collect();
         let t = Instant::now();
         let order = select(&table, &[], &[]);
-        let first = serde_json::to_vec(&page_rows(&table, &order[0..100])).unwrap();
+        let first = serde_json::to_vec(&page_rows(&table, &order[0..100], &all)).unwrap();
         let page = t.elapsed();
         let t = Instant::now();
         let x0 = schema.column("x0").unwrap();
@@ -65,7 +66,7 @@ fn main() {
             descending: false,
         }];
         let order = select(&table, &[], &sort);
-        let deep = serde_json::to_vec(&page_rows(&table, &order[90_000..90_100])).unwrap();
+        let deep = serde_json::to_vec(&page_rows(&table, &order[90_000..90_100], &all)).unwrap();
         let sorted = t.elapsed();
         println!(
             "read+validate {:.2} | first page {:.3} ({} B) | sort+deep page {:.2} ({} B) | table {:.1} MB",

@@ -102,6 +102,93 @@ export interface Snapshot {
   };
 }
 
+/** A resource version `{id, version}`. */
+export interface ResourceRef {
+  id: string;
+  version: number;
+}
+
+export interface ColumnDecl {
+  name: string;
+  /** `string`, `integer`, `number`, `boolean`, `date` or `datetime`. */
+  type: string;
+  missing?: string[] | null;
+}
+
+export interface TableDecl {
+  format: string;
+  columns: ColumnDecl[];
+  key?: { column: string; namespace: string } | null;
+}
+
+export interface ResourceView {
+  id: string;
+  version: number;
+  path: string;
+  kind: string;
+  format: string;
+  bytes: number;
+  table?: TableDecl | null;
+}
+
+export interface SortSpec {
+  column: string;
+  descending?: boolean;
+}
+
+export interface FilterSpec {
+  column: string;
+  /** `eq|ne|lt|le|gt|ge|contains|missing`, or `in` (the key column, an array of keys). */
+  op: string;
+  value?: unknown;
+}
+
+export interface PageQuery {
+  resource: ResourceRef;
+  offset: number;
+  limit: number;
+  sort: SortSpec[];
+  filter: FilterSpec[];
+  columns?: string[] | null;
+}
+
+export interface PageRow {
+  key?: string | null;
+  cells: Record<string, unknown>;
+}
+
+export interface PageReply {
+  query: PageQuery;
+  total: number;
+  namespace?: string | null;
+  rows: PageRow[];
+}
+
+export interface PlotReply {
+  points: { key?: string | null; x: number; y: number }[];
+  sampling: { sampled: boolean; total: number; returned: number; method: string; step: number };
+  dropped: number;
+  namespace?: string | null;
+}
+
+export interface SelectionRead {
+  scope: string;
+  holder?: string | null;
+  namespace: string;
+  keys: string[];
+  version: number;
+  principal?: string | null;
+}
+
+export interface ObjectReadReply {
+  schemaVersion: number;
+  classes: string[];
+  provenance: Record<string, unknown>;
+  pointer: string;
+  value: unknown;
+  bytes: number;
+}
+
 /** Every operation the app calls: its request and its reply. */
 export interface Ops {
   "project.list": { req: Record<string, never>; res: { projects: ProjectListing[] } };
@@ -141,6 +228,26 @@ export interface Ops {
     res: { version: number; text: string; length: number; path: string };
   };
   "observation.snapshot": { req: { projectId?: string | null }; res: Snapshot };
+  "resource.list": { req: { projectId: string; cursor?: string | null }; res: { resources: (ResourceView & { versions: number })[]; next?: string | null } };
+  "resource.register": {
+    req: { projectId: string; changeId: string; path: string; kind: string; format: string; table?: TableDecl | null };
+    res: ResourceView;
+  };
+  "resource.read": {
+    req: { projectId: string; resource: ResourceRef; offset?: number | null; length?: number | null };
+    res: { data: string; offset: number; length: number; total: number };
+  };
+  "data.page": {
+    req: { projectId: string; resource: ResourceRef; offset: number; limit: number; sort?: SortSpec[]; filter?: FilterSpec[]; columns?: string[] | null };
+    res: PageReply;
+  };
+  "data.plot": { req: { projectId: string; resource: ResourceRef; x: string; y: string }; res: PlotReply };
+  "selection.set": {
+    req: { projectId: string; changeId: string; scope: string; viewId?: string | null; namespace: string; keys: string[] };
+    res: { version: number };
+  };
+  "selection.read": { req: { projectId: string; scope: string; viewId?: string | null; namespace: string }; res: SelectionRead };
+  "object.read": { req: { projectId: string; resource: ResourceRef; pointer?: string | null }; res: ObjectReadReply };
 }
 
 export type OpName = keyof Ops;
@@ -160,6 +267,14 @@ export const REQUIRED: { [K in OpName]: string[] } = {
   "document.history": ["projectId", "documentId"],
   "document.revision": ["projectId", "documentId", "version"],
   "observation.snapshot": [],
+  "resource.list": ["projectId"],
+  "resource.register": ["projectId", "changeId", "path", "kind", "format"],
+  "resource.read": ["projectId", "resource"],
+  "data.page": ["projectId", "resource", "offset", "limit"],
+  "data.plot": ["projectId", "resource", "x", "y"],
+  "selection.set": ["projectId", "changeId", "scope", "namespace", "keys"],
+  "selection.read": ["projectId", "scope", "namespace"],
+  "object.read": ["projectId", "resource"],
 };
 
 /** Who this tab is, from `GET /status` as JSON (until the snapshot names the caller). */

@@ -5,7 +5,9 @@ import { call, whoami } from "../api/client";
 import { ApiError } from "../api/errors";
 import { LiveEvents } from "../api/events";
 import type { ProjectListing, Whoami } from "../api/types";
+import { resyncSelections, selectionChanged } from "../data/selection";
 import { documentChanged, resyncAll } from "./documents";
+import { FileView, PLOT } from "./FileView";
 import { Layout, useF6, type PanelSpec } from "./Layout";
 import { prefetch } from "./prefetch";
 import { ProjectsPanel } from "./Projects";
@@ -125,10 +127,11 @@ export function App() {
       selected,
       (kind, data) => {
         if (kind === "document.changed") documentChanged(data);
+        if (kind === "selection.changed") selectionChanged(selected, data);
         if (kind === "resource.changed" || kind === "project.changed") setRevision((r) => r + 1);
       },
       async () => {
-        await resyncAll();
+        await Promise.all([resyncAll(), resyncSelections(selected)]);
         setRevision((r) => r + 1);
       },
       setLive,
@@ -173,11 +176,20 @@ export function App() {
       for (const path of files) {
         list.push({
           id: `file:${path}`,
-          title: path.split("/").pop() ?? path,
+          title: path.startsWith(PLOT) ? `Scatter of ${path.slice(PLOT.length).split("/").pop() ?? path}` : (path.split("/").pop() ?? path),
           render: () => (
-            <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
-              <EditorPanel key={`${selected}:${path}`} projectId={selected} path={path} onHistory={() => openHistory(path)} />
-            </Suspense>
+            <FileView
+              key={`${selected}:${path}`}
+              projectId={selected}
+              entry={path}
+              revision={revision}
+              onOpen={openFile}
+              editor={(p) => (
+                <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
+                  <EditorPanel key={`${selected}:${p}`} projectId={selected} path={p} onHistory={() => openHistory(p)} />
+                </Suspense>
+              )}
+            />
           ),
         });
       }
