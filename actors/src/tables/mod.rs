@@ -9,6 +9,8 @@ pub mod keys;
 pub mod load;
 pub mod page;
 pub mod page_json;
+#[cfg(test)]
+mod page_tests;
 mod parallel;
 pub mod query;
 pub mod read;
