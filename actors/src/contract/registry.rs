@@ -120,7 +120,10 @@ mod entry_tests {
             .filter(|e| e.browser_renderer)
             .map(|e| e.name)
             .collect();
-        assert_eq!(drawn, ["rho.editor", "rho.object", "rho.scatter", "rho.table"]);
+        assert_eq!(
+            drawn,
+            ["rho.editor", "rho.object", "rho.scatter", "rho.table"]
+        );
         let object = e.iter().find(|e| e.name == "rho.object").map(|e| e.summary);
         assert!(object.is_some_and(|s| s.contains("JSON tree")));
         let r = json!({"resource": {"id": "x", "version": 1}});

@@ -10,6 +10,8 @@ pub mod keyset;
 pub mod load;
 pub mod page;
 pub mod page_json;
+#[cfg(test)]
+mod page_tests;
 mod parallel;
 pub mod query;
 pub mod read;
