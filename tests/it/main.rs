@@ -45,5 +45,5 @@ mod service;
 mod support;
 mod tidy;
 mod ui;
-mod ui_live;
 mod ui_data;
+mod ui_live;
