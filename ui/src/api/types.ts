@@ -1,5 +1,7 @@
 //! The wire shapes the app uses, written from `protocol/operations/*.json` (tests/protocol.test.ts checks them).
 
+import { WORK_REQUIRED, type WorkOps } from "../work/ops";
+
 export interface ProjectListing {
   id: string;
   name: string;
@@ -83,7 +85,7 @@ export interface Snapshot {
 }
 
 /** Every operation the app calls: its request and its reply. */
-export interface Ops {
+export interface Ops extends WorkOps {
   "project.list": { req: Record<string, never>; res: { projects: ProjectListing[] } };
   "project.create": { req: { name: string }; res: ProjectRef };
   "project.open": { req: { path: string }; res: ProjectRef };
@@ -115,6 +117,7 @@ export type OpName = keyof Ops;
 
 /** The request fields each operation requires, as the protocol states them. */
 export const REQUIRED: { [K in OpName]: string[] } = {
+  ...WORK_REQUIRED,
   "project.list": [],
   "project.create": ["name"],
   "project.open": ["path"],

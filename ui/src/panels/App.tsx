@@ -1,6 +1,6 @@
 //! The app shell: who this tab is (or the access screen), the live stream, the projects and the open editors.
 
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { call, whoami } from "../api/client";
 import { ApiError } from "../api/errors";
 import { LiveEvents } from "../api/events";
@@ -8,11 +8,16 @@ import type { ProjectListing, Whoami } from "../api/types";
 import { documentChanged, resyncAll } from "./documents";
 import { Layout, useF6, type PanelSpec } from "./Layout";
 import { ProjectsPanel } from "./Projects";
+import { publishWork, setOpener, setShower } from "../work/bus";
+import { mediaFormat } from "../work/media";
 
 // CodeMirror is outside the initial bundle; its chunk starts loading at once, in parallel with
 // the first calls, and the first editor waits for it.
 const editorChunk = import("./Editor");
 const EditorPanel = lazy(() => editorChunk.then((m) => ({ default: m.EditorPanel })));
+const RunsPanel = lazy(() => import("./Runs").then((m) => ({ default: m.RunsPanel })));
+const AgentPanel = lazy(() => import("./Agent").then((m) => ({ default: m.AgentPanel })));
+const MediaPanel = lazy(() => import("./Media").then((m) => ({ default: m.MediaPanel })));
 
 const LAST_PROJECT = "rho.project";
 const layoutKey = (projectId: string) => `rho.layout.${projectId}`;
@@ -121,6 +126,7 @@ export function App() {
       (kind, data) => {
         if (kind === "document.changed") documentChanged(data);
         if (kind === "resource.changed" || kind === "project.changed") setRevision((r) => r + 1);
+        publishWork(kind, data);
       },
       async () => {
         await resyncAll();
@@ -136,6 +142,15 @@ export function App() {
     setFiles((f) => (f.includes(path) ? f : [...f, path]));
     setActive(`file:${path}`);
   }, []);
+
+  useEffect(() => {
+    setShower(setActive);
+    setOpener(openFile);
+    return () => {
+      setShower(null);
+      setOpener(null);
+    };
+  }, [openFile]);
 
   const close = useCallback((id: string) => {
     if (!id.startsWith("file:")) return;
@@ -155,20 +170,27 @@ export function App() {
       },
     ];
     if (selected) {
+      const work = (id: string, title: string, body: () => ReactNode) =>
+        list.push({ id, title, render: () => <Suspense fallback={<p className="panel-body">Loading…</p>}>{body()}</Suspense> });
       for (const path of files) {
-        list.push({
-          id: `file:${path}`,
-          title: path.split("/").pop() ?? path,
-          render: () => (
-            <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
-              <EditorPanel key={`${selected}:${path}`} projectId={selected} path={path} />
-            </Suspense>
-          ),
-        });
+        const title = path.split("/").pop() ?? path;
+        if (mediaFormat(path)) work(`file:${path}`, title, () => <MediaPanel key={`${selected}:${path}`} projectId={selected} path={path} />);
+        else
+          list.push({
+            id: `file:${path}`,
+            title,
+            render: () => (
+              <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
+                <EditorPanel key={`${selected}:${path}`} projectId={selected} path={path} />
+              </Suspense>
+            ),
+          });
       }
+      work("runs", "Runs", () => <RunsPanel key={selected} projectId={selected} />);
+      work("agent", "Agent", () => <AgentPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
     }
     return list;
-  }, [projects, selected, files, refresh, openFile, revision]);
+  }, [projects, selected, files, refresh, openFile, revision, me]);
 
   if (denied) return <AccessScreen problem={denied} />;
   if (!me) return <p className="loading">Connecting to Rho…</p>;
