@@ -43,3 +43,5 @@ mod service;
 mod support;
 mod tidy;
 mod ui;
+mod ui_work;
+mod work_events;

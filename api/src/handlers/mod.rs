@@ -6,6 +6,7 @@ mod capability;
 mod capability_index;
 mod charts;
 mod connect;
+mod context_list;
 mod contexts;
 mod data;
 mod documents;
@@ -46,6 +47,7 @@ pub fn register_service_operations(
     pairing::register(table, &services)?;
     documents::register(table, &services)?;
     contexts::register(table, &services)?;
+    context_list::register(table, &services)?;
     files::register(table, &services)?;
     tables::register(table, &services)?;
     media::register(table, &services)?;

@@ -6,6 +6,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod browser;
 pub mod contract;
 pub mod env;
 pub mod http;

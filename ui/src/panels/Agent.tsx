@@ -52,14 +52,16 @@ function Activity({ records }: { records: ActivityView[] }) {
   return (
     <section aria-labelledby="activity-title">
       <h2 id="activity-title">Activity</h2>
-      <ol className="activity" role="log" aria-labelledby="activity-title" tabIndex={0} data-testid="activity">
-        {records.map((r) => (
-          <li key={r.seq}>
-            <span className="muted">{new Date(r.time).toLocaleTimeString()}</span> {r.principal} {r.method}: {r.outcome}
-            {r.code ? ` (${r.code})` : ""}
-          </li>
-        ))}
-      </ol>
+      <div className="activity" role="log" aria-labelledby="activity-title" tabIndex={0} data-testid="activity">
+        <ol>
+          {records.map((r) => (
+            <li key={r.seq}>
+              <span className="muted">{new Date(r.time).toLocaleTimeString()}</span> {r.principal} {r.method}: {r.outcome}
+              {r.code ? ` (${r.code})` : ""}
+            </li>
+          ))}
+        </ol>
+      </div>
     </section>
   );
 }

@@ -11,6 +11,8 @@ import { RectForm } from "../work/RectForm";
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", svg: "image/svg+xml" };
 const EMPTY: Rect = { x: 0, y: 0, width: Number.NaN, height: Number.NaN };
+/** The page and rectangle of each open file survive the panel being hidden (the narrow strip unmounts it). */
+const kept = new Map<string, { page: number; rect: Rect }>();
 
 function altText(f: MediaFacts, path: string, page: number): string {
   const name = path.split("/").pop() ?? path;
@@ -29,9 +31,10 @@ export function MediaPanel({ projectId, path }: { projectId: string; path: strin
   const [facts, setFacts] = useState<MediaFacts | null>(null);
   const [image, setImage] = useState<string | null>(null);
   const [pdf, setPdf] = useState<PDFDocumentProxy | null>(null);
-  const [page, setPage] = useState(1);
+  const key = `${projectId}\u0000${path}`;
+  const [page, setPage] = useState(() => kept.get(key)?.page ?? 1);
   const [shown, setShown] = useState<Size | null>(null);
-  const [rect, setRect] = useState<Rect>(EMPTY);
+  const [rect, setRect] = useState<Rect>(() => kept.get(key)?.rect ?? EMPTY);
   const [drag, setDrag] = useState<{ x: number; y: number } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [made, setMade] = useState<ContextReply | null>(null);
@@ -76,6 +79,10 @@ export function MediaPanel({ projectId, path }: { projectId: string; path: strin
       if (url) URL.revokeObjectURL(url);
     };
   }, [projectId, path, resource]);
+
+  useEffect(() => {
+    kept.set(key, { page, rect });
+  }, [key, page, rect]);
 
   // A PDF page drawn at the frame's width.
   useEffect(() => {

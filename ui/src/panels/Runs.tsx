@@ -29,7 +29,6 @@ function Details({ projectId, run, onChanged }: { projectId: string; run: RunVie
   const [check, setCheck] = useState<CheckReply | null>(null);
   const op = run.operationId;
   const running = run.execution === "running";
-  const buffer = run.plan.script.kind === "buffer";
 
   useEffect(() => {
     setNote(null);
@@ -70,21 +69,19 @@ function Details({ projectId, run, onChanged }: { projectId: string; run: RunVie
         </button>
       </div>
       <div className="toolbar">
-        {buffer && (
-          <label className="inline">
-            Unsaved editor changes{" "}
-            <select value={unsaved} onChange={(e) => setUnsaved(e.target.value)}>
-              <option value="leave">leave them out (export the saved file)</option>
-              <option value="include">include them</option>
-            </select>
-          </label>
-        )}
+        <label className="inline">
+          If the script has unsaved editor changes{" "}
+          <select value={unsaved} onChange={(e) => setUnsaved(e.target.value)}>
+            <option value="leave">leave them out (the saved file only)</option>
+            <option value="include">include them, as a separate file</option>
+          </select>
+        </label>
         <button
           type="button"
           disabled={running}
           onClick={() =>
             void act("Export", async () =>
-              setExported(await call("action.export", { projectId, operationId: op, exportId: `export-${crypto.randomUUID()}`, unsaved: buffer ? unsaved : null })),
+              setExported(await call("action.export", { projectId, operationId: op, exportId: `export-${crypto.randomUUID()}`, unsaved })),
             )
           }
         >
@@ -97,7 +94,8 @@ function Details({ projectId, run, onChanged }: { projectId: string; run: RunVie
       {exported && (
         <p data-testid="exported">
           Exported to <code>{exported.folder}</code>: {exported.files.filter((f) => f.exported).length} files{exported.partial ? " (partial)" : ""}
-          {exported.leftOut.length > 0 ? `; left out ${exported.leftOut.map((l) => l.path).join(", ")}` : ""}.
+          {exported.leftOut.length > 0 ? `; left out ${exported.leftOut.map((l) => l.path).join(", ")}` : ""}
+          {exported.unsaved ? `; the unsaved editor text is in ${exported.unsaved} (never run)` : ""}.
         </p>
       )}
       {run.plan.artifacts.length > 0 && (
