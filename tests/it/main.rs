@@ -31,6 +31,7 @@ mod inspect;
 mod mcp_login;
 mod owner_gate;
 mod protocol;
+mod resource_bytes;
 #[cfg(feature = "failpoints")]
 mod runs_crash;
 mod runs_drills;

@@ -1,7 +1,7 @@
 //! What the work panels need from the service (issue 14, gaps 5, 6, 7, 10): `run.output` as a log grows, `grant.changed`,
 //! the snapshot's caller, `context.list` (also over an Agent grant), the media rectangle's origin, and `rho.media` rendered.
 
-use crate::support::{http_raw, Env, Events};
+use crate::support::{http_raw, Env, Events, PDF_400X200};
 use serde_json::{json, Value};
 
 /// One call as the local browser (no credential): (status, envelope).
@@ -128,20 +128,10 @@ fn grant_changes_are_announced_and_the_snapshot_names_its_caller() {
     assert_eq!(v["value"]["caller"]["projectId"], env.project.as_str());
 }
 
-/// A one-page 400 x 200 pt PDF.
-const PDF: &str = "%PDF-1.3\n1 0 obj\n<</Type/Catalog/Pages 2 0 R>>\nendobj\n\
-2 0 obj\n<</Type/Pages/Count 1/Kids[3 0 R]/MediaBox[0 0 400 200]>>\nendobj\n\
-3 0 obj\n<</Type/Page/Parent 2 0 R>>\nendobj\n\
-trailer\n<</Root 1 0 R/Size 4>>\n%%EOF\n";
-
 #[test]
 fn a_persons_contexts_are_listed_newest_first_and_found_by_the_agent() {
     let env = Env::start(&[], None, "c");
-    let r = env.put(
-        "fig.pdf",
-        PDF.as_bytes(),
-        json!({"media": {"format": "pdf"}}),
-    );
+    let r = env.put("fig.pdf", PDF_400X200, json!({"media": {"format": "pdf"}}));
     let rect = |x: f64| json!({"x": x, "y": 0.0, "width": 10.0, "height": 20.0});
     for (i, x) in [0.0, 100.0, 395.0].iter().enumerate() {
         let body = json!({"changeId": format!("c{i}"), "media": {"resource": r, "page": 1, "units": "pt", "rect": rect(*x)}});

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { kit } from "./support/kit.mjs";
+import { agentCaller, kit } from "./support/kit.mjs";
 
 const need = (name) => {
   const v = process.env[name];
@@ -25,16 +25,8 @@ const { failures, facts, check, until: waitFor, axe, noOverflow, watch } = kit()
 /** A run and pdf.js take longer than typing: 20 s unless said. */
 const until = (what, f, ms = 20000) => waitFor(what, f, ms);
 
-async function agent(op, body) {
-  const res = await fetch(`${url}/api/v2/${op}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ projectId, ...body }),
-  });
-  const env = await res.json();
-  if (!env.ok) throw Object.assign(new Error(`${op}: ${env.error.code} ${env.error.message}`), { code: env.error.code });
-  return env.value;
-}
+/** One call as the Agent, through its real grant; a refusal throws with its `code`. */
+const agent = agentCaller(url, token, projectId);
 
 /** Brings a panel forward: a dockview tab at 1600, a strip tab at 390. */
 async function show(page, title) {
@@ -50,6 +42,9 @@ try {
   const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
   const page = await context.newPage();
   watch(page, "work");
+  // Media bytes come by the plain GET of a version (not base64 through resource.read).
+  const byteReplies = [];
+  page.on("response", (r) => /\/api\/v2\/projects\/[^/]+\/resources\/[^/]+\/\d+$/.test(r.url()) && byteReplies.push(r.status()));
   await page.goto(`${url}/`);
   const content = page.locator(".cm-content");
   await content.waitFor({ timeout: 20000 });
@@ -94,6 +89,8 @@ try {
   await page.getByRole("button", { name: "Register it as PDF media" }).click();
   const canvas = page.locator(".media-stage canvas");
   await canvas.waitFor({ timeout: 20000 });
+  check(byteReplies.some((s) => s === 200 || s === 206), `the PDF's bytes came by GET: ${JSON.stringify(byteReplies)}`);
+  facts.byte_replies = byteReplies;
   await page.getByRole("button", { name: "Next page" }).click();
   await until("page 2 is drawn", async () => (await canvas.getAttribute("aria-label")).includes("page 2 of 2, 792 by 612 pt"));
   await until("the canvas has its size", async () => ((await canvas.boundingBox())?.width ?? 0) > 100);

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { kit } from "./support/kit.mjs";
+import { agentCaller, kit } from "./support/kit.mjs";
 
 const url = need("RHO_URL");
 const projectId = need("RHO_PROJECT_ID");
@@ -25,16 +25,8 @@ function need(name) {
 
 const { failures, facts, check, until, axe, noOverflow, watch } = kit();
 
-async function agent(op, body) {
-  const res = await fetch(`${url}/api/v2/${op}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ projectId, ...body }),
-  });
-  const env = await res.json();
-  if (!env.ok) throw Object.assign(new Error(`${op}: ${env.error.code} ${env.error.message}`), { code: env.error.code });
-  return env.value;
-}
+/** One call as the Agent, through its real grant; a refusal throws with its `code`. */
+const agent = agentCaller(url, token, projectId);
 
 /** The Agent inserts `text` at the start of the file, retrying on `stale` like any writer. */
 async function agentEdit(text) {

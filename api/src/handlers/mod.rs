@@ -21,6 +21,7 @@ mod pairing;
 mod projects;
 mod protocol;
 mod requirements;
+mod resource_bytes;
 mod runs;
 mod runs_output;
 mod services;
@@ -49,6 +50,7 @@ pub fn register_service_operations(
     contexts::register(table, &services)?;
     context_list::register(table, &services)?;
     files::register(table, &services)?;
+    resource_bytes::register(table, &services);
     tables::register(table, &services)?;
     media::register(table, &services)?;
     charts::register(table, &services)?;

@@ -3,13 +3,12 @@
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from "react";
 import type { PDFDocumentProxy } from "pdfjs-dist";
 import { call } from "../api/client";
-import { findResource, mediaFormat, readBytes, registerMedia } from "../work/media";
+import { bytesUrl, findResource, mediaFormat, registerMedia } from "../work/media";
 import type { ContextReply, MediaFacts, Rect, ResourceRef } from "../work/ops";
 import { nudge, pageSize, problem, toMedia, toShown, type Size } from "../work/rect";
 import { RectForm } from "../work/RectForm";
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
-const MIME: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", svg: "image/svg+xml" };
 const EMPTY: Rect = { x: 0, y: 0, width: Number.NaN, height: Number.NaN };
 /** The page and rectangle of each open file survive the panel being hidden (the narrow strip unmounts it). */
 const kept = new Map<string, { page: number; rect: Rect }>();
@@ -57,26 +56,21 @@ export function MediaPanel({ projectId, path }: { projectId: string; path: strin
   useEffect(() => {
     if (!resource) return;
     let live = true;
-    let url: string | null = null;
     (async () => {
       const f = await call("media.describe", { projectId, resource });
       if (!live) return;
       setFacts(f);
-      const listed = await findResource(projectId, path);
-      const bytes = await readBytes(projectId, resource, listed?.bytes ?? 0);
-      if (!live) return;
+      const url = bytesUrl(projectId, resource);
       if (f.format === "pdf") {
         const { openPdf } = await import("../work/pdf");
-        const d = await openPdf(bytes);
+        const d = await openPdf(url);
         if (live) setPdf(d);
       } else {
-        url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: MIME[f.format] ?? "application/octet-stream" }));
         setImage(url);
       }
     })().catch((e: unknown) => live && setError(message(e)));
     return () => {
       live = false;
-      if (url) URL.revokeObjectURL(url);
     };
   }, [projectId, path, resource]);
 

@@ -37,16 +37,7 @@ export async function registerMedia(projectId: string, path: string, format: str
   return { id: r.id, version: r.version };
 }
 
-/** Every byte of one exact version, read in pages of `resources.maxReadBytes`. */
-export async function readBytes(projectId: string, resource: ResourceRef, total: number, page = 65536): Promise<Uint8Array> {
-  const out = new Uint8Array(total);
-  let at = 0;
-  while (at < total) {
-    const r = await call("resource.read", { projectId, resource, offset: at, length: Math.min(page, total - at) });
-    const bin = atob(r.data);
-    if (bin.length === 0) throw new Error(`resource.read returned no bytes at ${at} of ${total}`);
-    for (let i = 0; i < bin.length; i++) out[at + i] = bin.charCodeAt(i);
-    at += bin.length;
-  }
-  return out;
+/** Where the browser reads one exact version's bytes: a plain GET with its type, ETag and Range support. */
+export function bytesUrl(projectId: string, resource: ResourceRef): string {
+  return `/api/v2/projects/${encodeURIComponent(projectId)}/resources/${encodeURIComponent(resource.id)}/${resource.version}`;
 }

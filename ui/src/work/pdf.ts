@@ -2,11 +2,11 @@
 
 import type { PDFDocumentProxy } from "pdfjs-dist";
 
-/** Opens a PDF from its bytes. */
-export async function openPdf(data: Uint8Array): Promise<PDFDocumentProxy> {
+/** Opens a PDF from its URL (same origin; pdf.js asks for byte ranges as it needs them). */
+export async function openPdf(url: string): Promise<PDFDocumentProxy> {
   const [pdfjs, worker] = await Promise.all([import("pdfjs-dist"), import("pdfjs-dist/build/pdf.worker.min.mjs?url")]);
   pdfjs.GlobalWorkerOptions.workerSrc = worker.default;
-  return pdfjs.getDocument({ data, isEvalSupported: false, enableXfa: false }).promise;
+  return pdfjs.getDocument({ url, isEvalSupported: false, enableXfa: false }).promise;
 }
 
 /** Draws page `n` (from 1) into `canvas` at `cssWidth` CSS px wide; answers the drawn CSS size. */

@@ -47,3 +47,17 @@ export function kit() {
 
   return { failures, facts, check, until, axe, noOverflow, watch };
 }
+
+/** `agent(op, body)`: one call with the Agent's bearer token on its project; a refusal throws with its `code`. */
+export function agentCaller(url, token, projectId) {
+  return async function agent(op, body) {
+    const res = await fetch(`${url}/api/v2/${op}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ projectId, ...body }),
+    });
+    const env = await res.json();
+    if (!env.ok) throw Object.assign(new Error(`${op}: ${env.error.code} ${env.error.message}`), { code: env.error.code });
+    return env.value;
+  };
+}
