@@ -21,7 +21,7 @@ const artifacts = need("RHO_ARTIFACTS");
 const projectDir = need("RHO_PROJECT_DIR");
 mkdirSync(artifacts, { recursive: true });
 
-const { failures, facts, check, until: waitFor, axe, noOverflow, watch } = kit();
+const { failures, facts, finish, check, until: waitFor, axe, noOverflow, watch } = kit();
 /** A run and pdf.js take longer than typing: 20 s unless said. */
 const until = (what, f, ms = 20000) => waitFor(what, f, ms);
 
@@ -162,5 +162,4 @@ try {
   await browser.close();
 }
 
-console.log(JSON.stringify({ ok: failures.length === 0, failures, facts }));
-process.exit(failures.length === 0 ? 0 : 1);
+finish();

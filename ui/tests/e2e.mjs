@@ -23,7 +23,7 @@ function need(name) {
   return v;
 }
 
-const { failures, facts, check, until, axe, noOverflow, watch } = kit();
+const { failures, facts, finish, check, until, axe, noOverflow, watch } = kit();
 
 /** One call as the Agent, through its real grant; a refusal throws with its `code`. */
 const agent = agentCaller(url, token, projectId);
@@ -180,5 +180,4 @@ try {
   await browser.close();
 }
 
-console.log(JSON.stringify({ ok: failures.length === 0, failures, facts }));
-process.exit(failures.length === 0 ? 0 : 1);
+finish();

@@ -45,7 +45,13 @@ export function kit() {
     });
   }
 
-  return { failures, facts, check, until, axe, noOverflow, watch };
+  /** Prints the one JSON line of facts and exits 1 on any failure. */
+  function finish() {
+    console.log(JSON.stringify({ ok: failures.length === 0, failures, facts }));
+    process.exit(failures.length === 0 ? 0 : 1);
+  }
+
+  return { failures, facts, finish, check, until, axe, noOverflow, watch };
 }
 
 /** `agent(op, body)`: one call with the Agent's bearer token on its project; a refusal throws with its `code`. */
