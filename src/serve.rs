@@ -216,6 +216,7 @@ async fn serve(plan: Plan) -> ExitCode {
                 selection: selection.clone(),
                 max_methods: limits.layered_grant_limits.max_methods,
                 url: url.clone(),
+                events: Some(events.clone()),
             },
         )),
     );

@@ -107,6 +107,21 @@ pub struct ProjectView {
     pub version: Option<u64>,
 }
 
+/// The caller of a snapshot: its principal, its kind and its scope (a paired tab's one folder,
+/// an Agent's one project, or every project).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallerView {
+    /// The folder below the service root a paired tab may reach; `null` otherwise.
+    pub folder: Option<String>,
+    /// `local`, `operator`, `agent` or `paired`.
+    pub kind: String,
+    /// `local`, `operator`, `agent:<session>` or `paired:<id>`.
+    pub principal: String,
+    /// The one project an Agent grant reaches; `null` otherwise.
+    pub project_id: Option<String>,
+}
+
 /// One registered project the caller may see.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -129,6 +144,8 @@ pub struct SnapshotReply<L = crate::limits::Limits, O = Vec<serde_json::Value>> 
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activity_cursor: Option<ActivityCursor>,
     pub agents: Vec<AgentView>,
+    /// Who asked: the principal and what it may reach.
+    pub caller: CallerView,
     pub cursor: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<ProjectView>,

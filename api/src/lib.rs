@@ -14,6 +14,7 @@
 pub mod access;
 pub mod activity;
 pub mod agent_grants;
+pub mod bytes;
 pub mod envelope;
 pub mod grants;
 pub mod handlers;

@@ -43,6 +43,25 @@ pub struct Ctx {
     pub needs: Vec<Owner>,
 }
 
+impl Ctx {
+    /// The context of one admitted request of `caller`.
+    fn of(
+        caller: access::Caller,
+        request_id: &str,
+        state: Arc<AppState>,
+        needs: Vec<Owner>,
+    ) -> Ctx {
+        Ctx {
+            principal: caller.principal,
+            caller: caller.kind,
+            scope: caller.scope,
+            request_id: request_id.to_string(),
+            state,
+            needs,
+        }
+    }
+}
+
 type Reply = Pin<Box<dyn Future<Output = Result<Vec<u8>, ApiError>>>>;
 type Prepared = Box<dyn FnOnce(Ctx) -> Reply>;
 type Parse = Box<dyn Fn(&[u8]) -> Result<Prepared, ApiError> + Send + Sync>;
@@ -61,6 +80,7 @@ pub struct DuplicateOperation(pub &'static str);
 #[derive(Default)]
 pub struct OpTable {
     entries: HashMap<&'static str, Entry>,
+    bytes: Option<ReadBytes>,
 }
 
 impl OpTable {
@@ -252,15 +272,7 @@ async fn run(
     if spec.effect == Effect::Read {
         state.selection.admit(&needs).map_err(owner_unavailable)?;
     }
-    let ctx = Ctx {
-        principal: caller.principal,
-        caller: caller.kind,
-        scope: caller.scope,
-        request_id: request_id.to_string(),
-        state,
-        needs,
-    };
-    prepared(ctx).await
+    prepared(Ctx::of(caller, request_id, state, needs)).await
 }
 
 /// The owner gate's refusal, worded as before the gate moved here.
@@ -306,5 +318,62 @@ async fn read_body(
             format!("the request body could not be read: {e}"),
         )),
         Err(_) => Err(ApiError::body_too_large(max)),
+    }
+}
+
+/// One resource version's bytes, for `GET .../resources/{id}/{version}` ([`crate::bytes`]).
+pub struct RawBytes {
+    pub bytes: Vec<u8>,
+    /// The declared format (`png`, `pdf`, `csv`, ...).
+    pub format: String,
+    /// Lowercase hex SHA-256 of the bytes (the reply's ETag).
+    pub sha256: String,
+}
+
+type BytesReply = Pin<Box<dyn Future<Output = Result<RawBytes, ApiError>>>>;
+/// The Files owner's byte reader: (ctx, projectId, resourceId, version).
+pub type ReadBytes = Arc<dyn Fn(Ctx, String, String, u64) -> BytesReply + Send + Sync>;
+
+impl OpTable {
+    /// Registers the reader behind `GET .../resources/{id}/{version}` (once).
+    pub fn register_bytes<F, Fut>(&mut self, reader: F)
+    where
+        F: Fn(Ctx, String, String, u64) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<RawBytes, ApiError>> + 'static,
+    {
+        self.bytes = Some(Arc::new(move |c, p, r, v| Box::pin(reader(c, p, r, v))));
+    }
+
+    /// The checks of a byte read, as `resource.read` would make them for a person's tab: the
+    /// caller, its kind (an Agent reads with `resource.read`, which records the call), an Agent's
+    /// or paired tab's scope is the project's own check; then the reader and its [`Ctx`].
+    pub(crate) fn admit_bytes(
+        &self,
+        req: &HttpRequest,
+        state: Arc<AppState>,
+        project: &str,
+        request_id: &str,
+    ) -> Result<(Ctx, ReadBytes), ApiError> {
+        let caller = access::resolve(req, &state)?;
+        let entry = self
+            .entries
+            .get("resource.read")
+            .ok_or_else(|| ApiError::not_found("operation \"resource.read\""))?;
+        if caller.kind == CallerKind::Agent || !entry.spec.allows(caller.kind) {
+            return Err(ApiError::forbidden(format!(
+                "{} reads resource bytes with resource.read",
+                caller.principal
+            )));
+        }
+        let read = self
+            .bytes
+            .clone()
+            .ok_or_else(|| ApiError::not_found("route"))?;
+        if project.parse::<uuid::Uuid>().is_err() {
+            return Err(ApiError::not_found("project"));
+        }
+        let needs = gate::needs(&entry.spec);
+        state.selection.admit(&needs).map_err(owner_unavailable)?;
+        Ok((Ctx::of(caller, request_id, state, needs), read))
     }
 }

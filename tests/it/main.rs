@@ -33,6 +33,7 @@ mod inspect;
 mod mcp_login;
 mod owner_gate;
 mod protocol;
+mod resource_bytes;
 #[cfg(feature = "failpoints")]
 mod runs_crash;
 mod runs_drills;
@@ -47,3 +48,5 @@ mod tidy;
 mod ui;
 mod ui_data;
 mod ui_live;
+mod ui_work;
+mod work_events;

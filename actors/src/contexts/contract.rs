@@ -43,7 +43,10 @@ pub struct Rect {
     pub height: f64,
 }
 
-/// A rectangle of one page of a media resource, in `px` (PNG, JPEG, SVG) or `pt` (PDF).
+/// A rectangle of one page of a media resource, in `px` (PNG, JPEG, SVG) or `pt` (PDF). The
+/// origin is the page's top-left corner as it is displayed, `x` to the right and `y` downwards;
+/// for a PDF that is the top-left of the page size `media.describe` gives, not PDF user space
+/// (whose origin is bottom-left). Pages count from 1 (an image has one page).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MediaSpec {
@@ -147,7 +150,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
-        summary: "Freeze a context: an exact buffer version and range, declared entities, a media rectangle, or one run.",
+        summary: "Freeze a context: an exact buffer version and range, declared entities, a media rectangle (px or pt, origin top-left, y down), or one run.",
         request: schema::<CreateRequest>,
         response: reply::<ContextView>,
         errors: &["invalid", "not_found", "stale", "limit", "unavailable", "conflict"],

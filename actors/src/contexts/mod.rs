@@ -3,5 +3,6 @@
 pub mod contract;
 pub mod entity;
 pub mod handlers;
+pub mod list;
 
 pub use entity::{ContextRecord, ContextsEntity, Frozen};

@@ -9,6 +9,7 @@ pub fn all() -> Vec<OperationSpec> {
     ops.extend_from_slice(crate::service_contract::OPERATIONS);
     ops.extend_from_slice(crate::documents::contract::OPERATIONS);
     ops.extend_from_slice(crate::contexts::contract::OPERATIONS);
+    ops.extend_from_slice(crate::contexts::list::OPERATIONS);
     ops.extend_from_slice(crate::files::contract::OPERATIONS);
     ops.extend_from_slice(crate::tables::contract::OPERATIONS);
     ops.extend_from_slice(crate::media::contract::OPERATIONS);
@@ -114,7 +115,7 @@ mod entry_tests {
             ]
         );
         assert!(e.iter().all(|e| e.version == "0.2.0"));
-        // The browser app draws the editor, the table, the scatter and the object.
+        // The browser app draws every entry: the editor, media, the table, the scatter, the object.
         let drawn: Vec<&str> = e
             .iter()
             .filter(|e| e.browser_renderer)
@@ -122,7 +123,13 @@ mod entry_tests {
             .collect();
         assert_eq!(
             drawn,
-            ["rho.editor", "rho.object", "rho.scatter", "rho.table"]
+            [
+                "rho.editor",
+                "rho.media",
+                "rho.object",
+                "rho.scatter",
+                "rho.table"
+            ]
         );
         let object = e.iter().find(|e| e.name == "rho.object").map(|e| e.summary);
         assert!(object.is_some_and(|s| s.contains("JSON tree")));

@@ -33,7 +33,7 @@ pub const ENTRY: EntrySpec = EntrySpec {
     version: "0.2.0",
     owner: Owner::Media,
     summary: "A PNG, JPEG, SVG or PDF resource version (one PDF page at a time), sized by media.describe.",
-    browser_renderer: false,
+    browser_renderer: true,
     props: schema::<MediaProps>,
     validate,
 };

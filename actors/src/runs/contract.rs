@@ -144,6 +144,12 @@ const fn op(
     }
 }
 
+/// `o` with the events it names replaced.
+const fn with_events(mut o: OperationSpec, events: &'static [&'static str]) -> OperationSpec {
+    o.events = events;
+    o
+}
+
 pub const OPERATIONS: &[OperationSpec] = &[
     op("action.submit", Effect::Write,
         "Submit r.execute 0.2.0 under a project-wide operationId: code, args, requirements and declarations are frozen and journaled before delivery to the project's Core Host; the reply is the run record with its plan.",
@@ -152,8 +158,8 @@ pub const OPERATIONS: &[OperationSpec] = &[
         schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]),
     op("action.observe", Effect::Read, "The run record with the Host's current facts; never starts a Host (no Host: execution unknown, stored facts unchanged).",
         schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]),
-    op("action.output", Effect::Read, "One page (at most 64 KiB, base64) of a run's captured stdout or stderr: {bytes, nextOffset, truncated}.",
-        schema::<OutputRequest>, reply::<OutputPage>, &["invalid", "not_found", "limit"]),
+    with_events(op("action.output", Effect::Read, "One page (at most 64 KiB, base64) of a run's captured stdout or stderr: {bytes, nextOffset, truncated}. While a run runs, `run.output {operationId, stream, length}` announces each stream's growth (at most every 250 ms).",
+        schema::<OutputRequest>, reply::<OutputPage>, &["invalid", "not_found", "limit"]), &["run.changed", "run.output"]),
     op("action.list", Effect::Read, "Every retained run of the project.",
         schema::<ListRequest>, reply::<RunListReply>, &["invalid", "not_found"]),
     op("action.retry", Effect::Write, "Submitter only: deliver a not-sent run again with its original frozen code and Core; a sent or unknown run returns its record.",

@@ -1,6 +1,7 @@
 //! Owner r, managed execution: `r.execute` runs delivered once to the project's Core Host, observed, stopped.
 
 pub mod actions;
+pub mod announce;
 pub mod check;
 pub mod config;
 pub mod context;

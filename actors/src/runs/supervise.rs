@@ -62,6 +62,8 @@ pub(crate) fn watch(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: &
             return;
         }
     }
+    let over = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    super::announce::follow(me.clone(), dir.clone(), op.clone(), over.clone());
     actix::spawn(async move {
         loop {
             let answer = ask(
@@ -106,6 +108,7 @@ pub(crate) fn watch(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: &
                 break;
             }
         }
+        over.store(true, std::sync::atomic::Ordering::SeqCst);
         if let Ok(mut w) = watched.0.lock() {
             w.remove(&key);
         }

@@ -4,9 +4,10 @@ use super::services::{mailbox, project_id, spec, Services};
 use crate::access::Scope;
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
+use rho_actors::contract::CallerKind;
 use rho_actors::observe::Snapshot;
 use rho_actors::service_contract::SnapshotRequest;
-use rho_actors::snapshot_contract::{project_view, ProjectRowView, SnapshotReply};
+use rho_actors::snapshot_contract::{project_view, CallerView, ProjectRowView, SnapshotReply};
 use std::sync::Arc;
 
 pub(super) fn register(
@@ -30,6 +31,27 @@ fn in_scope(scope: &Scope, id: uuid::Uuid, dir: &std::path::Path) -> bool {
         Scope::All => true,
         Scope::Project(p) => *p == id,
         Scope::Folder(f) => dir.starts_with(f),
+    }
+}
+
+/// Who asked, and what it may reach.
+fn caller_view(ctx: &Ctx) -> CallerView {
+    let (folder, project_id) = match &ctx.scope {
+        Scope::All => (None, None),
+        Scope::Project(p) => (None, Some(p.to_string())),
+        Scope::Folder(f) => (Some(f.display().to_string()), None),
+    };
+    CallerView {
+        folder,
+        kind: match ctx.caller {
+            CallerKind::Local => "local",
+            CallerKind::Operator => "operator",
+            CallerKind::Agent => "agent",
+            CallerKind::Paired => "paired",
+        }
+        .into(),
+        principal: ctx.principal.to_string(),
+        project_id,
     }
 }
 
@@ -61,6 +83,7 @@ async fn snapshot(
         activity: Vec::new(),
         activity_cursor: None,
         agents: Vec::new(),
+        caller: caller_view(ctx),
         cursor,
         project: None,
         projects: None,

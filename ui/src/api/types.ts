@@ -1,5 +1,7 @@
 //! The wire shapes the app uses, written from `protocol/operations/*.json` (tests/protocol.test.ts checks them).
 
+import { WORK_REQUIRED, type WorkOps } from "../work/ops";
+
 export interface ProjectListing {
   id: string;
   name: string;
@@ -190,7 +192,7 @@ export interface ObjectReadReply {
 }
 
 /** Every operation the app calls: its request and its reply. */
-export interface Ops {
+export interface Ops extends WorkOps {
   "project.list": { req: Record<string, never>; res: { projects: ProjectListing[] } };
   "project.create": { req: { name: string }; res: ProjectRef };
   "project.open": { req: { path: string }; res: ProjectRef };
@@ -230,7 +232,7 @@ export interface Ops {
   "observation.snapshot": { req: { projectId?: string | null }; res: Snapshot };
   "resource.list": { req: { projectId: string; cursor?: string | null }; res: { resources: (ResourceView & { versions: number })[]; next?: string | null } };
   "resource.register": {
-    req: { projectId: string; changeId: string; path: string; kind: string; format: string; table?: TableDecl | null };
+    req: { projectId: string; changeId: string; path: string; kind: string; format: string; table?: TableDecl | null; media?: { format: string } | null };
     res: ResourceView;
   };
   "resource.read": {
@@ -254,6 +256,7 @@ export type OpName = keyof Ops;
 
 /** The request fields each operation requires, as the protocol states them. */
 export const REQUIRED: { [K in OpName]: string[] } = {
+  ...WORK_REQUIRED,
   "project.list": [],
   "project.create": ["name"],
   "project.open": ["path"],

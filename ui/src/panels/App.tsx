@@ -1,6 +1,6 @@
 //! The app shell: who this tab is (or the access screen), the live stream, the projects and the open editors.
 
-import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { call, whoami } from "../api/client";
 import { ApiError } from "../api/errors";
 import { LiveEvents } from "../api/events";
@@ -11,12 +11,17 @@ import { FileView, PLOT } from "./FileView";
 import { Layout, useF6, type PanelSpec } from "./Layout";
 import { prefetch } from "./prefetch";
 import { ProjectsPanel } from "./Projects";
+import { publishWork, setOpener, setShower } from "../work/bus";
+import { mediaFormat } from "../work/media";
 
 // CodeMirror is outside the initial bundle; its chunk starts loading at once, in parallel with
 // the first calls, and the first editor waits for it.
 const editorChunk = import("./Editor");
 const EditorPanel = lazy(() => editorChunk.then((m) => ({ default: m.EditorPanel })));
 const HistoryPanel = lazy(() => import("./History").then((m) => ({ default: m.HistoryPanel })));
+const RunsPanel = lazy(() => import("./Runs").then((m) => ({ default: m.RunsPanel })));
+const AgentPanel = lazy(() => import("./Agent").then((m) => ({ default: m.AgentPanel })));
+const MediaPanel = lazy(() => import("./Media").then((m) => ({ default: m.MediaPanel })));
 
 const LAST_PROJECT = "rho.project";
 const layoutKey = (projectId: string) => `rho.layout.${projectId}`;
@@ -129,6 +134,7 @@ export function App() {
         if (kind === "document.changed") documentChanged(data);
         if (kind === "selection.changed") selectionChanged(selected, data);
         if (kind === "resource.changed" || kind === "project.changed") setRevision((r) => r + 1);
+        publishWork(kind, data);
       },
       async () => {
         await Promise.all([resyncAll(), resyncSelections(selected)]);
@@ -150,6 +156,15 @@ export function App() {
     setHistories((h) => (h.includes(path) ? h : [...h, path]));
     setActive(`history:${path}`);
   }, []);
+
+  useEffect(() => {
+    setShower(setActive);
+    setOpener(openFile);
+    return () => {
+      setShower(null);
+      setOpener(null);
+    };
+  }, [openFile]);
 
   const close = useCallback((id: string) => {
     if (id.startsWith("history:")) {
@@ -173,25 +188,30 @@ export function App() {
       },
     ];
     if (selected) {
+      const work = (id: string, title: string, body: () => ReactNode) =>
+        list.push({ id, title, render: () => <Suspense fallback={<p className="panel-body">Loading…</p>}>{body()}</Suspense> });
       for (const path of files) {
-        list.push({
-          id: `file:${path}`,
-          title: path.startsWith(PLOT) ? `Scatter of ${path.slice(PLOT.length).split("/").pop() ?? path}` : (path.split("/").pop() ?? path),
-          render: () => (
-            <FileView
-              key={`${selected}:${path}`}
-              projectId={selected}
-              entry={path}
-              revision={revision}
-              onOpen={openFile}
-              editor={(p) => (
-                <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
-                  <EditorPanel key={`${selected}:${p}`} projectId={selected} path={p} onHistory={() => openHistory(p)} />
-                </Suspense>
-              )}
-            />
-          ),
-        });
+        const title = path.startsWith(PLOT) ? `Scatter of ${path.slice(PLOT.length).split("/").pop() ?? path}` : (path.split("/").pop() ?? path);
+        if (mediaFormat(path)) work(`file:${path}`, title, () => <MediaPanel key={`${selected}:${path}`} projectId={selected} path={path} />);
+        else
+          list.push({
+            id: `file:${path}`,
+            title,
+            render: () => (
+              <FileView
+                key={`${selected}:${path}`}
+                projectId={selected}
+                entry={path}
+                revision={revision}
+                onOpen={openFile}
+                editor={(p) => (
+                  <Suspense fallback={<p className="panel-body">Loading the editor…</p>}>
+                    <EditorPanel key={`${selected}:${p}`} projectId={selected} path={p} onHistory={() => openHistory(p)} />
+                  </Suspense>
+                )}
+              />
+            ),
+          });
       }
       for (const path of histories) {
         list.push({
@@ -204,9 +224,11 @@ export function App() {
           ),
         });
       }
+      work("runs", "Runs", () => <RunsPanel key={selected} projectId={selected} />);
+      work("agent", "Agent", () => <AgentPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
     }
     return list;
-  }, [projects, selected, files, histories, refresh, openFile, openHistory, revision]);
+  }, [projects, selected, files, histories, refresh, openFile, openHistory, revision, me]);
 
   if (denied) return <AccessScreen problem={denied} />;
   if (!me) return <p className="loading">Connecting to Rho…</p>;

@@ -6,6 +6,7 @@ import { EditorView, keymap, lineNumbers } from "@codemirror/view";
 import { useEffect, useRef, useState } from "react";
 import type { BindingStatus } from "../sync/binding";
 import { openDocument, type OpenDoc } from "./documents";
+import { RunScript } from "../work/RunScript";
 import { languageFor } from "./highlight";
 import { authorMarks, marksFor } from "./marks";
 
@@ -141,6 +142,7 @@ export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
             History
           </button>
         )}
+        <RunScript projectId={projectId} documentId={doc?.id ?? ""} binding={doc?.binding ?? null} path={path} />
         <span className="status" role="status" data-testid="editor-status">
           {describe(status)}
         </span>

@@ -184,7 +184,18 @@ impl Handler<GrantAccess> for AgentAccess {
     type Result = AtomicResponse<Self, Result<Granted, AccessError>>;
 
     fn handle(&mut self, msg: GrantAccess, _: &mut Context<Self>) -> Self::Result {
-        let work = grant(self.setup.clone(), self.config.clone(), msg);
+        let events = self.config.events.clone();
+        let (setup, config) = (self.setup.clone(), self.config.clone());
+        let work = async move {
+            let granted = grant(setup, config, msg).await?;
+            super::announce::grant_changed(
+                events.as_ref(),
+                granted.project_id,
+                &granted.record.session,
+                if granted.reused { "kept" } else { "granted" },
+            );
+            Ok(granted)
+        };
         AtomicResponse::new(Box::pin(fut::wrap_future(work)))
     }
 }
@@ -195,6 +206,7 @@ impl Handler<RevokeAccess> for AgentAccess {
     fn handle(&mut self, msg: RevokeAccess, _: &mut Context<Self>) -> Self::Result {
         let file = self.setup.connection_file(msg.project, &msg.session);
         let grants = self.setup.grants.clone();
+        let (project, session) = (msg.project, msg.session.clone());
         let work = blocking(move || {
             let old = grants
                 .revoke(msg.project, &msg.session)
@@ -202,6 +214,14 @@ impl Handler<RevokeAccess> for AgentAccess {
             files::remove(&file);
             Ok(old.is_some())
         });
+        let events = self.config.events.clone();
+        let work = async move {
+            let revoked = work.await?;
+            if revoked {
+                super::announce::grant_changed(events.as_ref(), project, &session, "revoked");
+            }
+            Ok(revoked)
+        };
         AtomicResponse::new(Box::pin(fut::wrap_future(work)))
     }
 }

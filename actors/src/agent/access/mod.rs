@@ -7,6 +7,7 @@
 //! atomic (they may take 20 s): `session.connect` sends this actor's own grant and revoke
 //! messages around the bounded run.
 
+mod announce;
 mod client;
 mod client_run;
 mod connect;
@@ -42,6 +43,8 @@ pub struct AccessConfig {
     pub max_methods: u64,
     /// The service's own URL, written into connection files.
     pub url: String,
+    /// Where `grant.changed` is announced (`None` in tests that need no events).
+    pub events: Option<crate::events::EventBus>,
 }
 
 /// Agent access of one service run.

@@ -15,6 +15,7 @@ struct One {
     grants: GrantRegistry,
     access: Addr<AgentAccess>,
     project: uuid::Uuid,
+    events: crate::events::EventBus,
 }
 
 async fn one(url: &str) -> One {
@@ -38,6 +39,11 @@ async fn one(url: &str) -> One {
         .unwrap()
         .unwrap()
         .id;
+    let events = crate::events::EventBus::new(crate::events::BusConfig {
+        retention: 64,
+        max_subscriptions: 4,
+        max_event_bytes: 65536,
+    });
     let setup = AgentSetup {
         grants: grants.clone(),
         state_dir: state.path().to_path_buf(),
@@ -53,6 +59,7 @@ async fn one(url: &str) -> One {
             selection: Selection::all(),
             max_methods: 96,
             url: url.into(),
+            events: Some(events.clone()),
         },
     )
     .start();
@@ -62,6 +69,7 @@ async fn one(url: &str) -> One {
         grants,
         access,
         project,
+        events,
     }
 }
 
@@ -195,4 +203,49 @@ async fn two_services_in_one_process_share_nothing() {
         .await
         .unwrap()
         .is_empty());
+}
+
+#[actix::test]
+async fn grant_changes_are_announced_without_a_credential() {
+    let a = one("http://127.0.0.1:1").await;
+    let mut sub = a.events.subscribe(None, |_| true).unwrap();
+    let g = a
+        .access
+        .send(grant(a.project, None))
+        .await
+        .unwrap()
+        .unwrap();
+    let token = token_in(&g.connection_file);
+    a.access
+        .send(grant(a.project, None))
+        .await
+        .unwrap()
+        .unwrap();
+    let revoke = RevokeAccess {
+        project: a.project,
+        session: "s1".into(),
+    };
+    assert!(a.access.send(revoke.clone()).await.unwrap().unwrap());
+    // A second revoke changes nothing and announces nothing.
+    assert!(!a.access.send(revoke).await.unwrap().unwrap());
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        match sub.next().await {
+            Some(crate::events::Delivery::Event(e)) => seen.push(e),
+            other => panic!("{other:?}"),
+        }
+    }
+    let changes: Vec<String> = seen
+        .iter()
+        .map(|e| {
+            assert_eq!(e.kind, "grant.changed");
+            assert_eq!(e.project, Some(a.project));
+            assert!(!e.data.contains(&token), "{}", e.data);
+            let v: serde_json::Value = serde_json::from_str(&e.data).unwrap();
+            assert_eq!(v["principal"], "agent:s1");
+            v["change"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(changes, ["granted", "kept", "revoked"]);
+    assert_eq!(a.events.current_cursor().rsplit_once('-').unwrap().1, "3");
 }

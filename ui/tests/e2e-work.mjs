@@ -1,0 +1,165 @@
+// End to end in Debian's Chromium against a real `rho`: the work panels (Runs, Agent, Media), axe and overflow at 1600 and 390.
+//
+// Run by tests/it/ui_work.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID, RHO_AGENT_TOKEN
+// (a real grant of session claude-code), RHO_PROJECT_DIR, RHO_ARTIFACTS. The project holds analysis.R
+// (prints six lines half a second apart) and report.pdf (two pages). Prints one JSON line of facts;
+// exits 1 on any failure.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { agentCaller, kit } from "./support/kit.mjs";
+
+const need = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+};
+const url = need("RHO_URL");
+const projectId = need("RHO_PROJECT_ID");
+const token = need("RHO_AGENT_TOKEN");
+const artifacts = need("RHO_ARTIFACTS");
+const projectDir = need("RHO_PROJECT_DIR");
+mkdirSync(artifacts, { recursive: true });
+
+const { failures, facts, finish, check, until: waitFor, axe, noOverflow, watch } = kit();
+/** A run and pdf.js take longer than typing: 20 s unless said. */
+const until = (what, f, ms = 20000) => waitFor(what, f, ms);
+
+/** One call as the Agent, through its real grant; a refusal throws with its `code`. */
+const agent = agentCaller(url, token, projectId);
+
+/** Brings a panel forward: a dockview tab at 1600, a strip tab at 390. */
+async function show(page, title) {
+  const strip = page.getByRole("tablist", { name: "Open panels" });
+  if (await strip.isVisible().catch(() => false)) await page.getByRole("tab", { name: title, exact: true }).click();
+  else await page.locator(".dv-tab", { hasText: new RegExp(`^${title.replace(".", "\\.")}$`) }).click();
+}
+
+const text = (page, id) => page.getByTestId(id).textContent();
+
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+try {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  const page = await context.newPage();
+  watch(page, "work");
+  // Media bytes come by the plain GET of a version (not base64 through resource.read).
+  const byteReplies = [];
+  page.on("response", (r) => /\/api\/v2\/projects\/[^/]+\/resources\/[^/]+\/\d+$/.test(r.url()) && byteReplies.push(r.status()));
+  await page.goto(`${url}/`);
+  const content = page.locator(".cm-content");
+  await content.waitFor({ timeout: 20000 });
+  await until("the script in the editor", async () => (await content.textContent()).includes("Sys.sleep"), 20000);
+
+  // The person types an unsaved line and runs the buffer: one action, the exact version.
+  await content.click();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type('\ncat("typed, unsaved\\n")');
+  await page.getByRole("button", { name: "Run this script" }).click();
+  const stdout = page.getByTestId("log-stdout");
+  await stdout.waitFor({ timeout: 20000 });
+  await until("the first line in the live log", async () => (await stdout.textContent()).includes("line 1"), 30000);
+  const early = await stdout.textContent();
+  facts.log_while_running = early;
+  check(!early.includes("typed, unsaved"), "the log was shown while the run was still going (followed, not read at the end)");
+  await until("the log grows to the end", async () => (await stdout.textContent()).includes("typed, unsaved"), 30000);
+  await until("the stderr log", async () => (await text(page, "log-stderr")).includes("to stderr"));
+  const shown = await stdout.textContent();
+  check((shown.match(/line 1 /g) ?? []).length === 1, "each line shows once (only new text is appended)");
+  await until("the run is finished", async () => (await page.locator(".run-details h2").textContent()).includes("finished"));
+  const runs = await agent("action.list", {});
+  facts.operationId = runs.runs[0]?.operationId ?? null;
+
+  // Export with the unsaved-buffer choice.
+  await page.getByLabel("If the script has unsaved editor changes").selectOption("include");
+  await page.getByRole("button", { name: "Export", exact: true }).click();
+  await until("the export", async () => (await text(page, "exported")).includes("Exported to"));
+  const folder = (await page.getByTestId("exported").locator("code").textContent()).trim();
+  facts.exportFolder = folder;
+  check((await text(page, "exported")).includes("unsaved editor text"), "the export took the unsaved buffer by the person's choice");
+  check(existsSync(join(projectDir, folder)), `the export folder ${folder} exists`);
+  await page.getByRole("button", { name: "Check artifacts" }).click();
+  await until("the artifact check", async () => (await text(page, "artifact-check")).length > 0);
+  await axe(page, "runs_1600");
+  await noOverflow(page, "runs_1600");
+  await page.screenshot({ path: join(artifacts, "runs-1600x900.png") });
+
+  // The PDF in the media panel: registered by choice, page 2, a rectangle drawn, then the context.
+  await show(page, "Projects");
+  await page.getByRole("button", { name: /^report\.pdf/ }).click();
+  await page.getByRole("button", { name: "Register it as PDF media" }).click();
+  const canvas = page.locator(".media-stage canvas");
+  await canvas.waitFor({ timeout: 20000 });
+  check(byteReplies.some((s) => s === 200 || s === 206), `the PDF's bytes came by GET: ${JSON.stringify(byteReplies)}`);
+  facts.byte_replies = byteReplies;
+  await page.getByRole("button", { name: "Next page" }).click();
+  await until("page 2 is drawn", async () => (await canvas.getAttribute("aria-label")).includes("page 2 of 2, 792 by 612 pt"));
+  await until("the canvas has its size", async () => ((await canvas.boundingBox())?.width ?? 0) > 100);
+  const b = await canvas.boundingBox();
+  await page.mouse.move(b.x + b.width * 0.25, b.y + b.height * 0.25);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width * 0.5, b.y + b.height * 0.6, { steps: 5 });
+  await page.mouse.up();
+  const num = async (f) => Number(await page.getByTestId(`rect-${f}`).inputValue());
+  await until("the drawn rectangle in the form", async () => (await num("width")) > 0);
+  // The keyboard alternative moves it one step right.
+  const x0 = await num("x");
+  await page.getByTestId("rect-keys").focus();
+  await page.keyboard.press("ArrowRight");
+  await until("the arrow key moved the rectangle", async () => (await num("x")) > x0);
+  const rect = { x: await num("x"), y: await num("y"), width: await num("width"), height: await num("height") };
+  facts.rect = rect;
+  check(Math.abs(rect.x - 198 - 8) < 4 && Math.abs(rect.width - 198) < 4, `the rectangle is in points of the 792 pt page: ${JSON.stringify(rect)}`);
+  await page.getByRole("button", { name: "Point the Agent at this rectangle" }).click();
+  await until("the context is made", async () => (await text(page, "context-made")).startsWith("Context "));
+  const contextId = (await text(page, "context-made")).match(/^Context (\S+):/)?.[1] ?? null;
+  facts.contextId = contextId;
+  // The Agent finds it: context.read through its own grant.
+  const read = await agent("context.read", { contextId });
+  check(read.media?.units === "pt" && read.media?.page === 2, `the Agent reads the rectangle in pt on page 2: ${JSON.stringify(read.media)}`);
+  const same = ["x", "y", "width", "height"].every((k) => read.media?.rect?.[k] === rect[k]);
+  check(same, `the Agent reads the rectangle the form shows: ${JSON.stringify(read.media?.rect)} vs ${JSON.stringify(rect)}`);
+  await axe(page, "media_1600");
+  await noOverflow(page, "media_1600");
+  await page.screenshot({ path: join(artifacts, "media-1600x900.png") });
+
+  // The Agent tab: the grant with its latest call, then revoked.
+  await agent("project.entries", {});
+  await show(page, "Agent");
+  const card = page.getByTestId("agent-claude-code");
+  await card.waitFor({ timeout: 20000 });
+  await until("the Agent's latest call is shown", async () => (await card.textContent()).includes("latest call"));
+  await until("the activity feed has the Agent's calls", async () => (await text(page, "activity")).includes("agent:claude-code"));
+  check((await text(page, "mcp-entry")).includes('"--mcp"'), "the MCP entry to copy is shown");
+  check(!/rho_[A-Za-z0-9]{20,}|Bearer/.test(await page.locator(".agent").textContent()), "the panel shows no credential");
+  await axe(page, "agent_1600");
+  await noOverflow(page, "agent_1600");
+  await page.screenshot({ path: join(artifacts, "agent-1600x900.png") });
+
+  // 390 px: each work panel in the strip, no overflow, axe.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole("tablist", { name: "Open panels" }).waitFor();
+  for (const [title, name] of [["Runs", "runs"], ["report.pdf", "media"], ["Agent", "agent"]]) {
+    await show(page, title);
+    await page.waitForTimeout(300);
+    await noOverflow(page, `${name}_390`);
+    await axe(page, `${name}_390`);
+    await page.screenshot({ path: join(artifacts, `${name}-390x844.png`), fullPage: true });
+  }
+
+  // Revoke: the card goes and the credential stops working.
+  await page.getByRole("button", { name: "Revoke claude-code" }).click();
+  await until("the revoke is said", async () => (await text(page, "agents-note")).includes("Revoked claude-code"));
+  await until("the card is gone", async () => (await page.getByTestId("agent-claude-code").count()) === 0);
+  const refused = await agent("project.entries", {}).then(
+    () => null,
+    (e) => e.code,
+  );
+  check(refused === "unauthorized", `the revoked grant is refused (${refused})`);
+  await context.close();
+} catch (e) {
+  failures.push(`error: ${e.stack ?? e}`);
+} finally {
+  await browser.close();
+}
+
+finish();
