@@ -1,6 +1,10 @@
 //! Where a blocked `append` caller waits: for its batch's outcome, or to be handed the write turn.
+//!
+//! A group's durable callers are woken as a chain (`chain`): the writer wakes the first, and each
+//! woken caller wakes the next before it returns, so the writer is not waking a whole group one by
+//! one while the disk sits idle.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::JournalError;
 use crate::sync::lock;
@@ -15,6 +19,8 @@ pub(crate) enum Wake {
 struct SlotState {
     result: Option<Result<u64, JournalError>>,
     lead: bool,
+    /// Woken by this slot's caller once it has its result.
+    next: Option<Arc<Slot>>,
 }
 
 /// Where a blocked caller waits: for its batch's outcome, or to be handed the write turn.
@@ -35,6 +41,22 @@ impl Slot {
         self.wake.notify_one();
     }
 
+    /// Gives each slot its result and wakes the first; each woken caller wakes the next.
+    pub(crate) fn chain(done: Vec<(Arc<Slot>, u64)>) {
+        let mut next: Option<Arc<Slot>> = None;
+        for (slot, seq) in done.into_iter().rev() {
+            {
+                let mut s = lock(&slot.state);
+                s.result = Some(Ok(seq));
+                s.next = next.take();
+            }
+            next = Some(slot);
+        }
+        if let Some(first) = next {
+            first.wake.notify_one();
+        }
+    }
+
     pub(crate) fn is_done(&self) -> bool {
         lock(&self.state).result.is_some()
     }
@@ -43,6 +65,11 @@ impl Slot {
         let mut s = lock(&self.state);
         loop {
             if let Some(r) = s.result.take() {
+                let next = s.next.take();
+                drop(s);
+                if let Some(n) = next {
+                    n.wake.notify_one();
+                }
                 return Wake::Done(r);
             }
             if s.lead {
