@@ -224,7 +224,7 @@ impl Writer {
                 sh.update_watermark(|w| w.seq = w.seq.max(seq)).err()
             }
         };
-        // Blocked callers (other than the one writing, who is not waiting) are woken as a chain;
+        // Blocked callers (other than the one writing, who is not waiting) are woken as a tree;
         // their `done` only sets their slot, so it is dropped uncalled.
         let mut woken = Vec::new();
         for b in group {
@@ -237,7 +237,7 @@ impl Writer {
                 (_, None) => {}
             }
         }
-        Slot::chain(woken);
+        Slot::wake_group(woken);
         let ready = {
             let mut st = lock(&sh.state);
             let rest = st.waiters.split_off(&(last + 1));

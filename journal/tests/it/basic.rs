@@ -117,7 +117,7 @@ fn invalid_records_are_refused() {
 }
 
 /// Many callers blocked in `append` at once: every one is woken with its own durable seq (a group's
-/// callers are woken as a chain; a broken chain would leave some asleep past the deadline).
+/// callers wake each other as a tree; a lost wake-up would leave some asleep past the deadline).
 #[test]
 fn many_blocked_appenders_all_return() {
     let (_t, dir) = temp_journal();
