@@ -8,6 +8,7 @@ use crate::error::{IoFailure, JournalError};
 use crate::failpoint;
 use crate::frame::{self, Stamp};
 use crate::header::{segment_file_name, SegmentHeader, HEADER_LEN, PREALLOCATED_VERSION};
+use crate::slot::Slot;
 use crate::state::{Batch, Mode, Shared, Stamped};
 use crate::sync::{complete, lock};
 use crate::types::{NewRecord, KIND_CHECKPOINT};
@@ -89,10 +90,17 @@ impl Writer {
         Some((group, roll))
     }
 
-    /// Writes and syncs `group`, then completes it (or fails it and everything queued).
-    pub(crate) fn commit(&mut self, sh: &Shared, group: Vec<Batch>, roll: bool) {
+    /// Writes and syncs `group`, then completes it (or fails it and everything queued). `mine`
+    /// is the slot of the caller doing this write, if a caller does it.
+    pub(crate) fn commit(
+        &mut self,
+        sh: &Shared,
+        group: Vec<Batch>,
+        roll: bool,
+        mine: Option<&Slot>,
+    ) {
         match self.write_group(sh, &group, roll) {
-            Outcome::Ok => self.ack(sh, group, roll),
+            Outcome::Ok => self.ack(sh, group, roll, mine),
             Outcome::WriteFailed(e) => self.fail_write(sh, group, e),
             Outcome::Poison(reason) => self.poison(sh, group, reason),
         }
@@ -194,7 +202,7 @@ impl Writer {
         self.buf.resize((target - self.offset) as usize, 0);
     }
 
-    fn ack(&mut self, sh: &Shared, group: Vec<Batch>, roll: bool) {
+    fn ack(&mut self, sh: &Shared, group: Vec<Batch>, roll: bool, mine: Option<&Slot>) {
         let last = group.last().map_or(0, Batch::last_seq);
         sh.durable.store(last, Ordering::SeqCst);
         failpoint::point(failpoint::AFTER_SYNC_BEFORE_ACK);
@@ -216,12 +224,20 @@ impl Writer {
                 sh.update_watermark(|w| w.seq = w.seq.max(seq)).err()
             }
         };
+        // Blocked callers (other than the one writing, who is not waiting) are woken as a tree;
+        // their `done` only sets their slot, so it is dropped uncalled.
+        let mut woken = Vec::new();
         for b in group {
             let seq = b.last_seq();
-            if let Some(done) = b.done {
-                complete(|| done(Ok(seq)));
+            match (b.waiter, b.done) {
+                (Some(w), Some(_)) if mine.is_none_or(|m| !std::ptr::eq(m, &*w)) => {
+                    woken.push((w, seq));
+                }
+                (_, Some(done)) => complete(|| done(Ok(seq))),
+                (_, None) => {}
             }
         }
+        Slot::wake_group(woken);
         let ready = {
             let mut st = lock(&sh.state);
             let rest = st.waiters.split_off(&(last + 1));

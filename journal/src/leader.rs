@@ -2,8 +2,9 @@
 //! pending batch itself; the writer thread writes only for batches nobody is blocked on.
 //!
 //! The write turn (`State::writing`) is held by exactly one thread at a time, which alone locks
-//! the tail segment. Its holder writes groups until its own batch is complete (a leading caller)
-//! or the queue is empty (the writer thread), then hands the turn on under the state lock: to a
+//! the tail segment. Its holder writes groups until its own batch is complete and a few more
+//! groups queued meanwhile are written (a leading caller, see `EXTRA_GROUPS`) or the queue is
+//! empty, then hands the turn on under the state lock: to a
 //! caller blocked on a queued batch if there is one, else to the writer thread, else to nobody.
 //! So one `append` with no competition is one write + one fdatasync on the caller's own thread,
 //! with no thread hand-off, and queued batches never wait for a turn nobody holds.
@@ -54,16 +55,27 @@ pub(crate) fn append(
     }
 }
 
-/// Runs with the write turn: writes groups until `mine` is complete (or, for the writer thread,
-/// until the queue is empty), then hands the turn on.
+/// How many more groups a leading caller writes, once its own batch is complete, before it
+/// hands the turn on. Handing the turn to a blocked caller costs that caller's wake-up and
+/// scheduling while the disk sits idle: with 64 writers on 2 cores it was measured at ~650 µs
+/// (p50) between one group's sync and the next group's write, twice the sync itself. The running
+/// leader starts the next write at once; the bound keeps its own caller's wait to a few syncs.
+const EXTRA_GROUPS: usize = 8;
+
+/// Runs with the write turn: writes groups until `mine` is complete and `EXTRA_GROUPS` more were
+/// written (or, for the writer thread, until the queue is empty), then hands the turn on.
 fn lead(sh: &Shared, mine: Option<&Slot>) {
     IN_COMMIT.with(|c| c.set(true));
     {
         let mut tail = lock(&sh.tail);
+        let mut extra = 0;
         while let Some((group, roll)) = tail.next_group(sh) {
-            tail.commit(sh, group, roll);
+            tail.commit(sh, group, roll, mine);
             if mine.is_some_and(Slot::is_done) {
-                break;
+                if extra == EXTRA_GROUPS {
+                    break;
+                }
+                extra += 1;
             }
         }
     }

@@ -1,6 +1,10 @@
 //! Where a blocked `append` caller waits: for its batch's outcome, or to be handed the write turn.
+//!
+//! A group's durable callers are woken as a tree (`wake_group`): the writer wakes the first, and
+//! each woken caller wakes two more before it returns, so the writer is not waking a whole group
+//! one by one while the disk sits idle, and the last caller is woken after ~log2(group) hops.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::error::JournalError;
 use crate::sync::lock;
@@ -15,6 +19,8 @@ pub(crate) enum Wake {
 struct SlotState {
     result: Option<Result<u64, JournalError>>,
     lead: bool,
+    /// Woken by this slot's caller once it has its result.
+    next: Vec<Arc<Slot>>,
 }
 
 /// Where a blocked caller waits: for its batch's outcome, or to be handed the write turn.
@@ -35,6 +41,23 @@ impl Slot {
         self.wake.notify_one();
     }
 
+    /// Gives each slot its result and wakes the first; the caller of slot `i` wakes slots
+    /// `2i+1` and `2i+2`. Results are set from the last slot back, so a slot is woken only after
+    /// its result is there.
+    pub(crate) fn wake_group(done: Vec<(Arc<Slot>, u64)>) {
+        for (i, (slot, seq)) in done.iter().enumerate().rev() {
+            let mut s = lock(&slot.state);
+            s.result = Some(Ok(*seq));
+            s.next = [2 * i + 1, 2 * i + 2]
+                .iter()
+                .filter_map(|&k| done.get(k).map(|(c, _)| Arc::clone(c)))
+                .collect();
+        }
+        if let Some((first, _)) = done.first() {
+            first.wake.notify_one();
+        }
+    }
+
     pub(crate) fn is_done(&self) -> bool {
         lock(&self.state).result.is_some()
     }
@@ -43,6 +66,11 @@ impl Slot {
         let mut s = lock(&self.state);
         loop {
             if let Some(r) = s.result.take() {
+                let next = std::mem::take(&mut s.next);
+                drop(s);
+                for n in next {
+                    n.wake.notify_one();
+                }
                 return Wake::Done(r);
             }
             if s.lead {

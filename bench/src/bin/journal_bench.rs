@@ -1,6 +1,7 @@
 //! Journal benchmark: acknowledged appends against raw write+fdatasync and SQLite, group commit, replay.
 //!
-//! Usage: `cargo run --release -p rho-bench --bin journal_bench [-- --quick] [-- --writes-only]`.
+//! Usage: `cargo run --release -p rho-bench --features sqlite --bin journal_bench [-- --quick] [-- --writes-only]`,
+//! or `journal_bench probe ...` for one column alone (see `probe`).
 //! Prints a Markdown report (figures and ratios, with the machine line) on stdout.
 
 #![allow(clippy::print_stdout)]
@@ -92,6 +93,11 @@ fn raw_prealloc(dir: &Path, size: usize, budget: Duration) -> f64 {
     drop(f);
     let _ = std::fs::remove_file(&path);
     r
+}
+
+/// Bytes the journal writes for one bench record of `size` payload bytes (its frame).
+fn frame_bytes(size: usize) -> usize {
+    record(size, uuid::Uuid::nil()).frame_bytes()
 }
 
 fn journal_at(dir: &Path, name: &str) -> Journal {
@@ -279,10 +285,33 @@ fn replay_section(base: &Path, events: u64, tail_bytes: u64) -> String {
     )
 }
 
+/// One column alone, for tracing (`strace -f -c`, `perf stat`): `probe journal SIZE WRITERS MS`
+/// or `probe prealloc SIZE 1 MS` (the preallocated reference writing SIZE bytes), or
+/// `probe prealloc-frame SIZE 1 MS` (writing the journal frame of a SIZE-byte payload).
+fn probe(args: &[String]) {
+    let what = args[2].as_str();
+    let size: usize = args[3].parse().unwrap();
+    let writers: usize = args[4].parse().unwrap();
+    let budget = Duration::from_millis(args[5].parse().unwrap());
+    let dir = scratch("journal-probe");
+    let r = match what {
+        "journal" => journal_rate(&dir, "probe", size, writers, budget),
+        "prealloc" => raw_prealloc(&dir, size, budget),
+        "prealloc-frame" => raw_prealloc(&dir, frame_bytes(size), budget),
+        other => panic!("unknown probe {other}"),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("{what} {size} B x {writers}: {r:.0} /s");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("reopen") {
         reopen(Path::new(&args[2]));
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("probe") {
+        probe(&args);
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -295,26 +324,27 @@ fn main() {
          Figures are medians over rounds; ratios are medians of per-round ratios.\n\n",
         budget.as_millis()
     ));
-    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | raw pwrite+fdatasync preallocated /s | journal 1 writer /s | journal/raw | journal/preallocated | journal 8 /s | journal 64 /s | 64 vs 1 | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | raw pwrite+fdatasync preallocated /s | preallocated, frame size /s | journal 1 writer /s | journal/raw | journal/preallocated | journal/preallocated frame size | journal 8 /s | journal 64 /s | 64 vs 1 | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for size in SIZES {
-        let mut rows: Vec<[f64; 9]> = Vec::new();
+        let mut rows: Vec<[f64; 10]> = Vec::new();
         for round in 0..ROUNDS {
             let tag = format!("{size}-{round}");
             let (raw_rate, sync_p50) = raw(&dir, size, budget);
             let pre = raw_prealloc(&dir, size, budget);
+            let pre_frame = raw_prealloc(&dir, frame_bytes(size), budget);
             let j1 = journal_rate(&dir, &format!("j1-{tag}"), size, 1, budget);
             let j8 = journal_rate(&dir, &format!("j8-{tag}"), size, 8, budget);
             let j64 = journal_rate(&dir, &format!("j64-{tag}"), size, 64, budget);
             let s1 = sqlite_rate(&dir, &tag, size, 1, budget);
             let s8 = sqlite_rate(&dir, &tag, size, 8, budget);
             let s64 = sqlite_rate(&dir, &tag, size, 64, budget);
-            rows.push([raw_rate, sync_p50, j1, j8, j64, s1, s8, s64, pre]);
+            rows.push([raw_rate, sync_p50, j1, j8, j64, s1, s8, s64, pre, pre_frame]);
         }
         let col = |i: usize| median(rows.iter().map(|r| r[i]).collect());
         let ratio = |a: usize, b: usize| median(rows.iter().map(|r| r[a] / r[b]).collect());
         report.push_str(&format!(
-            "| {size} B | {:.0} | {:.0} µs | {:.0} | {:.0} | {:.2}x | {:.2}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.0} | {:.0} | {:.2}x | {:.1}x |\n",
-            col(0), col(1), col(8), col(2), ratio(2, 0), ratio(2, 8), col(3), col(4), ratio(4, 2), col(5), col(6), col(7), ratio(2, 5), ratio(4, 7)
+            "| {size} B | {:.0} | {:.0} µs | {:.0} | {:.0} | {:.0} | {:.2}x | {:.2}x | {:.2}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.0} | {:.0} | {:.2}x | {:.1}x |\n",
+            col(0), col(1), col(8), col(9), col(2), ratio(2, 0), ratio(2, 8), ratio(2, 9), col(3), col(4), ratio(4, 2), col(5), col(6), col(7), ratio(2, 5), ratio(4, 7)
         ));
     }
     if !args.iter().any(|a| a == "--writes-only") {

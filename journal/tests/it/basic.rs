@@ -116,6 +116,44 @@ fn invalid_records_are_refused() {
     assert_eq!(j.last_assigned_seq(), 2);
 }
 
+/// Many callers blocked in `append` at once: every one is woken with its own durable seq (a group's
+/// callers wake each other as a tree; a lost wake-up would leave some asleep past the deadline).
+#[test]
+fn many_blocked_appenders_all_return() {
+    let (_t, dir) = temp_journal();
+    let j = Arc::new(Journal::create(&dir, Uuid::new_v4(), JournalConfig::default()).unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    for t in 0..32u64 {
+        let (j, tx) = (j.clone(), tx.clone());
+        std::thread::spawn(move || {
+            let mut seqs = Vec::new();
+            for i in 0..40u64 {
+                let a = j
+                    .append(vec![rec(u128::from(t), t * 1000 + i, 64)])
+                    .unwrap();
+                assert!(j.durable_seq() >= a.last_seq, "append returns once durable");
+                seqs.push(a.last_seq);
+            }
+            tx.send(seqs).unwrap();
+        });
+    }
+    drop(tx);
+    let mut all = Vec::new();
+    for _ in 0..32 {
+        let seqs = rx
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("every blocked appender returns");
+        assert!(seqs.windows(2).all(|w| w[0] < w[1]));
+        all.extend(seqs);
+    }
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 32 * 40, "each append has its own seq");
+    j.close().unwrap();
+    let recs = reopen_records(&dir);
+    assert_eq!(recs.iter().filter(|r| !r.is_internal()).count(), 32 * 40);
+}
+
 #[test]
 fn group_commit_many_threads() {
     let (_t, dir) = temp_journal();

@@ -174,3 +174,47 @@ fn enospc_during_close_and_after_roll() {
     assert_eq!(users.len(), 40);
     scenario.teardown();
 }
+
+/// A caller leading the write goes on to write a batch queued while its own write was in
+/// progress (on its own thread, no hand-off to the writer thread), then returns.
+#[test]
+fn a_leading_caller_writes_what_was_queued_behind_it() {
+    if !in_own_process("failpoints::a_leading_caller_writes_what_was_queued_behind_it") {
+        return;
+    }
+    let scenario = FailScenario::setup();
+    let (_t, dir) = temp_journal();
+    let j = std::sync::Arc::new(
+        Journal::create(&dir, Uuid::new_v4(), JournalConfig::default()).unwrap(),
+    );
+    let before = j.last_assigned_seq();
+    // The leader's write pauses before its sync; meanwhile another batch is queued.
+    fail::cfg("journal::after_write_before_sync", "1*sleep(300)").unwrap();
+    let leader = {
+        let j = j.clone();
+        std::thread::spawn(move || {
+            j.append(vec![rec(1, 1, 64)]).unwrap();
+            std::thread::current().id()
+        })
+    };
+    while j.last_assigned_seq() == before {
+        std::thread::yield_now();
+    }
+    // The leader has taken its group; this batch comes after it.
+    std::thread::sleep(Duration::from_millis(100));
+    let (tx, rx) = mpsc::channel();
+    j.submit(
+        vec![rec(2, 2, 64)],
+        Box::new(move |r| tx.send((r, std::thread::current().id())).unwrap()),
+    )
+    .unwrap();
+    let leader = leader.join().unwrap();
+    let (result, wrote_it) = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(result.unwrap(), before + 2);
+    assert_eq!(
+        wrote_it, leader,
+        "the leading caller wrote the queued batch"
+    );
+    j.close().unwrap();
+    scenario.teardown();
+}
