@@ -87,7 +87,7 @@ pub(crate) const RECOVER: &[Recover] = &[
     Recover {
         owner: "r",
         // Observes the runs that were in flight through their Hosts (a self-message).
-        hook: |_, ctx| ctx.notify(crate::runs::supervise::RecoverRuns),
+        hook: |_, ctx| ctx.notify(crate::runs::reconcile::RecoverRuns),
     },
 ];
 

@@ -6,7 +6,6 @@ pub mod contract;
 pub mod entity;
 pub mod grants;
 pub mod handlers;
-pub mod session_contract;
 pub mod skills;
 
 pub use entity::{Activity, AgentEntity};

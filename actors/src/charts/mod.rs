@@ -2,4 +2,5 @@
 
 pub mod contract;
 pub mod entry;
+pub mod handlers;
 pub mod plot;

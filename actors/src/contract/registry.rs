@@ -17,7 +17,7 @@ pub fn all() -> Vec<OperationSpec> {
     ops.extend_from_slice(crate::requirements::contract::OPERATIONS);
     ops.extend_from_slice(crate::runs::contract::OPERATIONS);
     ops.extend_from_slice(crate::agent::contract::OPERATIONS);
-    ops.extend_from_slice(crate::agent::session_contract::OPERATIONS);
+    ops.extend_from_slice(crate::agent::contract::session::OPERATIONS);
     #[cfg(feature = "test-owner")]
     ops.extend_from_slice(crate::testing::OPERATIONS);
     ops.sort_by_key(|o| o.name);

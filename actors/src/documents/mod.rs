@@ -4,15 +4,13 @@ pub mod contract;
 pub mod entity;
 pub mod events;
 pub mod files;
+pub mod handlers;
 pub mod index;
-pub mod messages;
 pub mod reconcile;
 pub mod text;
 
 pub use entity::{DocCommand, DocReply, DocumentEntity};
 pub use events::DocumentEvent;
 pub use index::DocIndex;
-/// The messages' former path, kept for callers (`documents::handlers::OpenDocument`, ...).
-pub use messages as handlers;
 #[cfg(test)]
 mod model_tests;

@@ -4,7 +4,7 @@ pub mod contract;
 pub mod decl;
 mod entity;
 mod events;
-pub mod messages;
+pub mod handlers;
 pub mod store;
 
 pub use entity::{

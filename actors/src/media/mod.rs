@@ -5,9 +5,9 @@
 //! PDF page's MediaBox. Bytes come through Files' read path, so a stale version is refused there.
 
 pub mod contract;
-pub mod describe_msg;
 pub mod entry;
 pub mod error;
+pub mod handlers;
 pub mod jpeg;
 pub mod pdf;
 mod pdf_lex;

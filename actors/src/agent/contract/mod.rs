@@ -1,4 +1,6 @@
-//! Contracts of the agent owner's own operations: `binding.open/close/list/activity` and `activity.report`.
+//! Contracts of the agent owner's operations: `binding.open/close/list/activity` and `activity.report` here; the service-level Agent access ones (`session.*`, `capability.*`) in [`session`].
+
+pub mod session;
 
 use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec};
 use crate::owners::Owner;
