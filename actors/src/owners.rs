@@ -56,15 +56,11 @@ impl Owner {
         Owner::ALL.into_iter().find(|o| o.name() == name)
     }
 
-    /// Owners this owner cannot work without (seed line 14). Action-level needs (r.execute needs
-    /// Requirements, buffer scripts need Documents) are declared by the actions themselves.
+    /// Owners this owner cannot work without (seed line 14), as its spec in the owner table
+    /// declares. Action-level needs (r.execute needs Requirements, buffer scripts need
+    /// Documents) are declared by the actions themselves.
     pub fn requires(self) -> &'static [Owner] {
-        match self {
-            Owner::Tables | Owner::Media | Owner::R => &[Owner::Files],
-            Owner::Charts => &[Owner::Tables],
-            Owner::Annotations => &[Owner::Documents],
-            _ => &[],
-        }
+        crate::owner_table::spec(self).map_or(&[], |s| s.requires)
     }
 }
 

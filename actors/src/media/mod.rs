@@ -17,6 +17,20 @@ pub mod svg;
 use contract::{DescribeReply, PageSize};
 pub use error::MediaError;
 
+use crate::owner_table::OwnerSpec;
+use crate::owners::Owner;
+
+/// Owner Media in the owner table (stateless).
+pub(crate) const SPEC: OwnerSpec = OwnerSpec {
+    owner: Owner::Media,
+    requires: &[Owner::Files],
+    operations: &[contract::OPERATIONS],
+    entries: &[entry::ENTRY],
+    actions: &[],
+    kinds: &[],
+    recover: None,
+};
+
 /// The format the bytes begin as, if it is one Media describes.
 pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(png::SIGNATURE) {

@@ -67,3 +67,9 @@ impl Handler<RecoverRuns> for ProjectActor {
         })
     }
 }
+
+/// Owner r's recover hook: observe the runs that were in flight through their Hosts (a
+/// self-message, so the hook returns at once).
+pub(crate) fn recover(_: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
+    ctx.notify(RecoverRuns);
+}

@@ -1,6 +1,6 @@
 //! Wire contracts of owner Tables: `data.page`, `data.compare`, `selection.set`.
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::files::contract::ResourceRef;
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -169,6 +169,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "data.page",
         version: "0.2.0",
         owner: Some(Owner::Tables),
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -182,6 +183,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "data.compare",
         version: "0.2.0",
         owner: Some(Owner::Tables),
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -195,6 +197,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "selection.set",
         version: "0.2.0",
         owner: Some(Owner::Tables),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,

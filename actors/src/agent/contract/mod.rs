@@ -2,7 +2,7 @@
 
 pub mod session;
 
-use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec};
+use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -157,6 +157,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.open",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: CALLERS,
         project_scoped: true,
@@ -170,6 +171,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.close",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Write,
         callers: CALLERS,
         project_scoped: true,
@@ -183,6 +185,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.list",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Read,
         callers: CALLERS,
         project_scoped: true,
@@ -196,6 +199,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.activity",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Read,
         callers: CALLERS,
         project_scoped: true,
@@ -209,6 +213,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "activity.report",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Write,
         callers: &[CallerKind::Agent],
         project_scoped: true,

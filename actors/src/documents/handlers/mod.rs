@@ -6,6 +6,7 @@ mod buffer_text;
 mod list;
 mod open;
 mod read;
+mod resident;
 mod save;
 mod write;
 
@@ -13,6 +14,7 @@ pub use buffer_text::BufferText;
 pub use list::{DocFacts, ListDocuments};
 pub use open::{OpenDocument, OpenedDoc};
 pub use read::{DocRead, ReadDocument};
+pub use resident::ResidentDocuments;
 pub use save::SaveDocument;
 pub use write::{DocWrite, DocWriteOp};
 
