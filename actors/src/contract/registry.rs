@@ -114,3 +114,24 @@ mod entry_tests {
         ));
     }
 }
+
+#[cfg(test)]
+mod resources_tests {
+    use super::*;
+    use crate::contract::resources::DECLARATIONS;
+
+    #[test]
+    fn every_resource_declaration_names_a_declared_operation() {
+        let ops: Vec<&str> = all().iter().map(|o| o.name).collect();
+        for (name, decls) in DECLARATIONS {
+            assert!(ops.contains(name), "{name} is not a declared operation");
+            assert!(decls
+                .iter()
+                .all(|(role, _)| *role == "reads" || *role == "produces"));
+        }
+        assert!(
+            DECLARATIONS.windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted and unique"
+        );
+    }
+}
