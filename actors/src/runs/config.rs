@@ -15,11 +15,3 @@ pub struct RConfig {
     /// The Core that runs managed scripts (`--core`, `RHO_CORE_BINARY`, or this executable).
     pub core: Option<CoreIdentity>,
 }
-
-impl crate::project_actor::ProjectActor {
-    /// The R runtime of this service run (from `ProjectConfig`), for the runs and requirements
-    /// owners' handlers.
-    pub(crate) fn r_config(&self) -> &std::sync::Arc<RConfig> {
-        &self.config().r
-    }
-}
