@@ -21,7 +21,7 @@ pub struct Selection {
 
 /// A `--plugins` value that names no owner.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown owner {0:?} in --plugins (known: annotations, documents, files, r, requirements, tables, media, charts, agent, console, kernel)")]
+#[error("unknown owner {:?} in --plugins (known: {})", .0, names(&Owner::ALL))]
 pub struct UnknownOwner(pub String);
 
 impl Default for Selection {
@@ -123,6 +123,10 @@ mod tests {
     fn selection_and_dependencies() {
         assert!(Selection::parse("").unwrap().selected().next().is_none());
         assert_eq!(Selection::parse("files,bogus").unwrap_err().0, "bogus");
+        assert_eq!(
+            Selection::parse("bogus").unwrap_err().to_string(),
+            "unknown owner \"bogus\" in --plugins (known: annotations, documents, files, r, requirements, tables, media, charts, agent, console, kernel)"
+        );
         let s = Selection::parse("charts,tables").unwrap();
         assert_eq!(s.missing_for(Owner::Charts), vec![Owner::Files]);
         assert_eq!(s.missing_for(Owner::Documents), vec![Owner::Documents]);
