@@ -1,7 +1,7 @@
 //! The children of one project: one actor per entity, by kind and id, started from replayed state.
 //!
 //! Each owner's entity kind gets its own typed map; `Children::start` turns replayed state into
-//! running actors through the owner table (`owner_table::KINDS`), naming no owner.
+//! running actors through the owner table (`owner_table::kinds`), naming no owner.
 
 use crate::child::{EntityActor, Reconcile};
 use crate::entity::Entity;
@@ -44,7 +44,7 @@ impl Children {
         let pid = journal.project_id();
         c.insert(pid, std::mem::take(&mut state.project));
         // Owners' entity kinds, from the one owner table.
-        for kind in crate::owner_table::KINDS {
+        for kind in crate::owner_table::kinds() {
             (kind.start)(&mut state, &mut c, pid);
         }
         c.starting = false;

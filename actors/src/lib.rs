@@ -30,6 +30,7 @@ pub mod media;
 pub mod objects;
 pub mod observe;
 pub mod open;
+mod owner;
 mod owner_table;
 pub mod owners;
 pub mod paths;

@@ -4,7 +4,7 @@ use crate::documents::handlers::{DocFacts, ListDocuments};
 use crate::error::ActorError;
 use crate::project::ProjectEntity;
 use crate::project_actor::ProjectRead;
-use crate::runs::state_msgs::ReadRuns;
+use crate::runs::handlers::state::ReadRuns;
 use crate::runs::RunRecord;
 use crate::service::{ProjectListing, ServiceActor};
 use crate::tables::selection::{ListSelections, Selection};

@@ -1,76 +1,15 @@
 //! The capability owners, `--plugins` selection, and the dependencies between owners (CONVENTIONS, Owner selection).
 
-use serde::Serialize;
 use std::collections::BTreeSet;
-use std::fmt;
 
-/// One capability owner: the seed's nine packages plus Console and Notebook (`kernel`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Owner {
-    Annotations,
-    Documents,
-    Files,
-    R,
-    Requirements,
-    Tables,
-    Media,
-    Charts,
-    Agent,
-    Console,
-    Kernel,
-}
+pub use crate::owner::Owner;
 
 impl Owner {
-    pub const ALL: [Owner; 11] = [
-        Owner::Annotations,
-        Owner::Documents,
-        Owner::Files,
-        Owner::R,
-        Owner::Requirements,
-        Owner::Tables,
-        Owner::Media,
-        Owner::Charts,
-        Owner::Agent,
-        Owner::Console,
-        Owner::Kernel,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Owner::Annotations => "annotations",
-            Owner::Documents => "documents",
-            Owner::Files => "files",
-            Owner::R => "r",
-            Owner::Requirements => "requirements",
-            Owner::Tables => "tables",
-            Owner::Media => "media",
-            Owner::Charts => "charts",
-            Owner::Agent => "agent",
-            Owner::Console => "console",
-            Owner::Kernel => "kernel",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Owner> {
-        Owner::ALL.into_iter().find(|o| o.name() == name)
-    }
-
-    /// Owners this owner cannot work without (seed line 14). Action-level needs (r.execute needs
-    /// Requirements, buffer scripts need Documents) are declared by the actions themselves.
+    /// Owners this owner cannot work without (seed line 14), as its spec in the owner table
+    /// declares. Action-level needs (r.execute needs Requirements, buffer scripts need
+    /// Documents) are declared by the actions themselves.
     pub fn requires(self) -> &'static [Owner] {
-        match self {
-            Owner::Tables | Owner::Media | Owner::R => &[Owner::Files],
-            Owner::Charts => &[Owner::Tables],
-            Owner::Annotations => &[Owner::Documents],
-            _ => &[],
-        }
-    }
-}
-
-impl fmt::Display for Owner {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        crate::owner_table::spec(self).map_or(&[], |s| s.requires)
     }
 }
 
@@ -82,7 +21,7 @@ pub struct Selection {
 
 /// A `--plugins` value that names no owner.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown owner {0:?} in --plugins (known: annotations, documents, files, r, requirements, tables, media, charts, agent, console, kernel)")]
+#[error("unknown owner {:?} in --plugins (known: {})", .0, names(&Owner::ALL))]
 pub struct UnknownOwner(pub String);
 
 impl Default for Selection {
@@ -184,6 +123,10 @@ mod tests {
     fn selection_and_dependencies() {
         assert!(Selection::parse("").unwrap().selected().next().is_none());
         assert_eq!(Selection::parse("files,bogus").unwrap_err().0, "bogus");
+        assert_eq!(
+            Selection::parse("bogus").unwrap_err().to_string(),
+            "unknown owner \"bogus\" in --plugins (known: annotations, documents, files, r, requirements, tables, media, charts, agent, console, kernel)"
+        );
         let s = Selection::parse("charts,tables").unwrap();
         assert_eq!(s.missing_for(Owner::Charts), vec![Owner::Files]);
         assert_eq!(s.missing_for(Owner::Documents), vec![Owner::Documents]);

@@ -98,11 +98,6 @@ impl ProjectActor {
         &self.config.limits
     }
 
-    /// The R runtime of this service run.
-    pub(crate) fn r_config(&self) -> &Arc<crate::runs::config::RConfig> {
-        &self.config.r
-    }
-
     /// What this project shares with the other projects of its service.
     pub(crate) fn service_state(&self) -> &crate::service_state::ServiceState {
         &self.config.service
@@ -313,9 +308,11 @@ impl Actor for ProjectActor {
         tracing::info!(project = %self.id, dir = %self.dir.display(), "project open");
         // Recovery, once after replay: every child's pure `reconcile`, then each owner's hook.
         self.children.reconcile(rho_plumbing::time::now_ms());
-        for owner in crate::owner_table::RECOVER {
-            tracing::debug!(project = %self.id, owner = owner.owner, "recover");
-            (owner.hook)(self, ctx);
+        for owner in crate::owner_table::OWNERS {
+            if let Some(recover) = owner.recover {
+                tracing::debug!(project = %self.id, owner = %owner.owner, "recover");
+                recover(self, ctx);
+            }
         }
     }
 }
@@ -374,8 +371,6 @@ pub struct ProjectStatus {
     pub durable_seq: u64,
     pub epoch: u64,
     pub queued: usize,
-    /// Document buffer actors in memory (evicted ones are not).
-    pub resident_documents: usize,
 }
 
 #[derive(Message)]
@@ -394,7 +389,6 @@ impl Handler<Status> for ProjectActor {
             durable_seq: self.journal.durable_seq(),
             epoch: self.journal.epoch(),
             queued: self.queued,
-            resident_documents: crate::owner_table::resident_documents(&mut self.children),
         })
     }
 }

@@ -1,6 +1,8 @@
 //! Contracts of the service's own operations: protocol, projects, capabilities and observation.
 
-use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec, ANY, PERSON_OR_OPERATOR};
+use crate::contract::{
+    reply, schema, CallerKind, Effect, Needs, OperationSpec, ANY, PERSON_OR_OPERATOR,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -154,6 +156,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "protocol.describe",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: false,
@@ -167,6 +170,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "project.create",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: PERSON_OR_OPERATOR,
         project_scoped: false,
@@ -180,6 +184,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "project.open",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: PERSON_OR_OPERATOR,
         project_scoped: false,
@@ -193,6 +198,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "project.list",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: PERSON_OR_OPERATOR,
         project_scoped: false,
@@ -206,6 +212,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "project.entries",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -219,6 +226,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "capability.list",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: false,
@@ -232,6 +240,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "observation.snapshot",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: false,
@@ -245,6 +254,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "pairing.mint",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: &[CallerKind::Operator],
         project_scoped: false,

@@ -2,7 +2,7 @@
 
 use crate::files::store::Verified;
 use crate::runs::host::OwnedHosts;
-use crate::runs::supervise::Watched;
+use crate::runs::watch::Watched;
 use crate::tables::cache::TableCache;
 
 /// Handles to one service's shared state; a clone is the same state. Each `ServiceActor`

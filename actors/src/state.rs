@@ -2,17 +2,14 @@
 //!
 //! Replay, the snapshotter and `rho journal inspect --replay` all fold records through
 //! [`ProjectState::apply_record`], which dispatches owners' kinds through the owner table
-//! (`owner_table::KINDS`); an entity or event kind this binary does not know fails closed.
+//! (`owner_table::kinds`); an entity or event kind this binary does not know fails closed.
 //! Maps are ordered, so the encoding (and so the state hash) is canonical.
 
 use crate::codec::{self, CodecError};
-use crate::documents::DocumentEntity;
 use crate::entity::{decode_event, fold_record, Entity, EntityEvent, FoldError};
 use crate::project::ProjectEntity;
 use rho_journal::Record;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use uuid::Uuid;
 
 /// Entity kind of the journal's own records (openings, checkpoints, clean-shutdown markers).
 pub const JOURNAL_ENTITY: &str = "journal";
@@ -20,25 +17,25 @@ pub const JOURNAL_ENTITY: &str = "journal";
 /// Bumped whenever [`ProjectState`]'s encoding changes; older snapshots are then ignored.
 pub const STATE_FORMAT: u32 = 5;
 
-/// Every entity of one project, as folded from its journal.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProjectState {
-    /// Seq of the last record folded in (0 for none).
-    pub last_seq: u64,
-    pub project: ProjectEntity,
-    /// Document buffers by id (documents owner).
-    pub documents: BTreeMap<Uuid, DocumentEntity>,
-    /// Frozen contexts (agent owner).
-    pub contexts: crate::contexts::ContextsEntity,
-    pub resources: crate::files::ResourcesEntity,
-    pub selections: crate::tables::selection::SelectionsEntity,
-    /// Explicit package preparations (requirements owner).
-    pub requirements: crate::requirements::RequirementsEntity,
-    /// Managed runs (r owner).
-    pub runs: crate::runs::RunsEntity,
-    /// Agent activity and bindings (agent owner).
-    pub agent: crate::agent::AgentEntity,
+/// Declares [`ProjectState`]: the seq, the project entity, then each owner's states as the owner
+/// table lists them (`owner_table.rs`). The field order is the snapshot encoding (bincode writes
+/// fields in order, with no names) and the field names are `inspect --replay`'s JSON keys:
+/// appending a field changes the encoding, so it comes with a [`STATE_FORMAT`] bump.
+macro_rules! project_state {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        /// Every entity of one project, as folded from its journal.
+        #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        pub struct ProjectState {
+            /// Seq of the last record folded in (0 for none).
+            pub last_seq: u64,
+            pub project: $crate::project::ProjectEntity,
+            $($(#[$doc])* pub $field: $ty,)*
+        }
+    };
 }
+pub(crate) use project_state;
+
+pub use crate::owner_table::ProjectState;
 
 /// A snapshot file's payload.
 #[derive(Serialize, Deserialize)]
@@ -93,10 +90,7 @@ impl ProjectState {
         if self.project.exists() && &self.project.id == id {
             return serde_json::to_value(&self.project).ok();
         }
-        if let Some(d) = self.documents.get(id) {
-            return serde_json::to_value(d).ok();
-        }
-        None
+        crate::owner_table::kinds().find_map(|k| (k.json)(self, id))
     }
 }
 

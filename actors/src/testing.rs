@@ -4,7 +4,7 @@
 //! contract hash changes while the service runs: the "contract changed between resolve and call"
 //! path is testable black-box. `testing.large` has a contract over 64 KiB.
 
-use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, Needs, OperationSpec, ANY};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,9 +18,8 @@ pub fn revision() -> u64 {
 
 /// Bumps the revision (and with it `testing.echo`'s contract hash).
 pub fn revise() -> u64 {
-    let r = REVISION.fetch_add(1, Ordering::SeqCst) + 1;
-    crate::agent::catalog::bump_generation();
-    r
+    // The catalog's published forms follow the revision (`agent::catalog`).
+    REVISION.fetch_add(1, Ordering::SeqCst) + 1
 }
 
 /// `testing.echo` / `testing.revise` / `testing.large` request.
@@ -71,6 +70,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "testing.echo",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -84,6 +84,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "testing.revise",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
@@ -97,6 +98,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "testing.large",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,

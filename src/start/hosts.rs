@@ -3,8 +3,8 @@
 
 use actix::Addr;
 use rho_actors::runs::entity::RunEvent;
+use rho_actors::runs::handlers::state::LearnRun;
 use rho_actors::runs::host;
-use rho_actors::runs::state_msgs::LearnRun;
 use rho_actors::service::{GetProject, ListProjects, ServiceActor};
 use std::io::Write;
 

@@ -9,7 +9,6 @@ use crate::contract::OperationSpec;
 use crate::owners::Selection;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Methods an Agent grant can never include, whatever its contract says (issue 7).
@@ -30,12 +29,14 @@ pub const NEVER_GRANTABLE_PREFIXES: &[&str] = &["session.", "conversation.", "ev
 /// Every Agent grant may call these; they are not listed in (or counted against) its methods.
 pub const IMPLICIT: &[&str] = &["capability.index", "capability.resolve", "activity.report"];
 
-/// Bumped whenever a contract may have changed at runtime (only the test owner does).
-static GENERATION: AtomicU64 = AtomicU64::new(0);
-
-/// Announces that contracts may have changed (published forms are recomputed).
-pub fn bump_generation() {
-    GENERATION.fetch_add(1, Ordering::SeqCst);
+/// The contract generation: contracts change at runtime only through the test owner's
+/// `testing.revise`, so its revision is the generation (fixed without the test owner). The
+/// catalog reads it; the test owner knows nothing of the catalog.
+fn generation() -> u64 {
+    #[cfg(feature = "test-owner")]
+    return crate::testing::revision();
+    #[cfg(not(feature = "test-owner"))]
+    0
 }
 
 /// Whether `op` may be granted to an Agent: its contract allows the agent principal and it is not on the never list.
@@ -126,7 +127,7 @@ type Cache = Mutex<(u64, HashMap<&'static str, Arc<Published>>)>;
 /// The published Agent contract of `op`, computed once per contract generation.
 pub fn published(op: &OperationSpec) -> Arc<Published> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
-    let generation = GENERATION.load(Ordering::SeqCst);
+    let generation = generation();
     let cache = CACHE.get_or_init(|| Mutex::new((generation, HashMap::new())));
     {
         let mut c = cache.lock().unwrap_or_else(|p| p.into_inner());

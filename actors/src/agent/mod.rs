@@ -6,7 +6,30 @@ pub mod contract;
 pub mod entity;
 pub mod grants;
 pub mod handlers;
-pub mod session_contract;
 pub mod skills;
 
 pub use entity::{Activity, AgentEntity};
+
+use crate::owner_table::{per_project, OwnerSpec};
+use crate::owners::Owner;
+
+/// The agent owner in the owner table: its activity entity and the frozen contexts of
+/// `contexts/`. `contract::session` declares the service-level Agent access operations
+/// (no owner) beside its own.
+pub(crate) const SPEC: OwnerSpec = OwnerSpec {
+    owner: Owner::Agent,
+    requires: &[],
+    operations: &[
+        contract::OPERATIONS,
+        contract::session::OPERATIONS,
+        crate::contexts::contract::OPERATIONS,
+        crate::contexts::list::OPERATIONS,
+    ],
+    entries: &[],
+    actions: &[],
+    kinds: &[
+        per_project!(crate::contexts::ContextsEntity, contexts),
+        per_project!(AgentEntity, agent),
+    ],
+    recover: None,
+};

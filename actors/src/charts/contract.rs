@@ -1,6 +1,6 @@
 //! Wire contract of owner Charts: `data.plot`.
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::files::contract::ResourceRef;
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -59,6 +59,7 @@ pub const OPERATIONS: &[OperationSpec] = &[OperationSpec {
     name: "data.plot",
     version: "0.2.0",
     owner: Some(Owner::Charts),
+    needs: Needs::Owner,
     effect: Effect::Read,
     callers: ANY,
     project_scoped: true,

@@ -1,26 +1,8 @@
-//! `data.plot` as a project-actor message: the validated table from the Tables reader, then stride sampling.
+//! `data.plot`'s sampling: the points of two numeric columns of a validated table, by stride.
 
 use super::contract::{PlotReply, Point, Sampling};
 use crate::error::ActorError;
-use crate::project_actor::ProjectActor;
-use crate::tables::load::{compute, read_table, TableBounds};
 use crate::tables::read::Table;
-use crate::tables::TablesError;
-use actix::prelude::*;
-use uuid::Uuid;
-
-/// `data.plot` for the actor.
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "Result<PlotReply, TablesError>")]
-pub struct DataPlot {
-    pub id: Uuid,
-    pub version: u64,
-    pub x: String,
-    pub y: String,
-    /// `resources.maxChartPoints`.
-    pub max_points: u64,
-    pub bounds: TableBounds,
-}
 
 fn numeric_column(t: &Table, field: &str, name: &str) -> Result<usize, ActorError> {
     t.schema
@@ -64,18 +46,6 @@ pub fn plot(t: &Table, x: &str, y: &str, max_points: u64) -> Result<PlotReply, A
         dropped: (t.rows - rows.len()) as u64,
         namespace: t.schema.key.as_ref().map(|(_, ns)| ns.clone()),
     })
-}
-
-impl Handler<DataPlot> for ProjectActor {
-    type Result = ResponseFuture<Result<PlotReply, TablesError>>;
-
-    fn handle(&mut self, msg: DataPlot, _: &mut Context<Self>) -> Self::Result {
-        let reading = read_table(self, msg.id, msg.version, msg.bounds);
-        Box::pin(async move {
-            let (_, entry) = reading.await?;
-            compute(move || Ok(plot(&entry.table, &msg.x, &msg.y, msg.max_points)?)).await
-        })
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Contracts of `context.create` and `context.read` (owner: agent; each kind needs only the owner of its source).
 
-use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -147,6 +147,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "context.create",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
@@ -160,6 +161,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "context.read",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,

@@ -3,7 +3,7 @@
 use super::contract::ContextView;
 use super::entity::{ContextRecord, ContextsEntity};
 use crate::child::Query;
-use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, Needs, OperationSpec, ANY};
 use crate::error::ActorError;
 use crate::owners::Owner;
 use crate::project_actor::ProjectActor;
@@ -43,6 +43,8 @@ pub const OPERATIONS: &[OperationSpec] = &[OperationSpec {
     name: "context.list",
     version: "1.0.0",
     owner: Some(Owner::Agent),
+    // Like `context.read`: a read of retained facts, served whatever is selected.
+    needs: Needs::Retained,
     effect: Effect::Read,
     callers: ANY,
     project_scoped: true,

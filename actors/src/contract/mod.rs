@@ -59,6 +59,8 @@ pub struct OperationSpec {
     pub version: &'static str,
     /// The owner that provides it; `None` for the service's own operations.
     pub owner: Option<Owner>,
+    /// Which owners its new work needs: the owner gate ([`gate::needs`]).
+    pub needs: Needs,
     pub effect: Effect,
     /// Who may call it. An Agent may call it only if `Agent` is listed and the grant includes it.
     pub callers: &'static [CallerKind],
@@ -75,7 +77,25 @@ pub struct OperationSpec {
     pub events: &'static [&'static str],
 }
 
+/// Which owners an operation's new work needs (CONVENTIONS, Owner selection), declared with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Its owner (with that owner's dependencies), or the needs of the action it submits;
+    /// nothing for the service's own operations.
+    Owner,
+    /// Nothing: it reads or writes retained facts, which keep working whatever is selected.
+    Retained,
+    /// These owners instead of its own (in the order they are checked).
+    Only(&'static [Owner]),
+}
+
 impl OperationSpec {
+    /// The same operation working on retained facts ([`Needs::Retained`]).
+    pub const fn retained(mut self) -> Self {
+        self.needs = Needs::Retained;
+        self
+    }
+
     pub fn allows(&self, caller: CallerKind) -> bool {
         self.callers.contains(&caller)
     }

@@ -7,18 +7,11 @@ use serde_json::{json, Value};
 pub fn all() -> Vec<OperationSpec> {
     let mut ops: Vec<OperationSpec> = Vec::new();
     ops.extend_from_slice(crate::service_contract::OPERATIONS);
-    ops.extend_from_slice(crate::documents::contract::OPERATIONS);
-    ops.extend_from_slice(crate::contexts::contract::OPERATIONS);
-    ops.extend_from_slice(crate::contexts::list::OPERATIONS);
-    ops.extend_from_slice(crate::files::contract::OPERATIONS);
-    ops.extend_from_slice(crate::tables::contract::OPERATIONS);
-    ops.extend_from_slice(crate::media::contract::OPERATIONS);
-    ops.extend_from_slice(crate::charts::contract::OPERATIONS);
-    ops.extend_from_slice(crate::objects::contract::OPERATIONS);
-    ops.extend_from_slice(crate::requirements::contract::OPERATIONS);
-    ops.extend_from_slice(crate::runs::contract::OPERATIONS);
-    ops.extend_from_slice(crate::agent::contract::OPERATIONS);
-    ops.extend_from_slice(crate::agent::session_contract::OPERATIONS);
+    for owner in crate::owner_table::OWNERS {
+        for list in owner.operations {
+            ops.extend_from_slice(list);
+        }
+    }
     #[cfg(feature = "test-owner")]
     ops.extend_from_slice(crate::testing::OPERATIONS);
     ops.sort_by_key(|o| o.name);
@@ -27,21 +20,20 @@ pub fn all() -> Vec<OperationSpec> {
 
 /// Every UI component entry, each declared next to its owner's contract, sorted by name.
 pub fn entries() -> Vec<super::entry::EntrySpec> {
-    let mut entries = vec![
-        crate::documents::entry::ENTRY,
-        crate::tables::entry::ENTRY,
-        crate::charts::entry::ENTRY,
-        crate::media::entry::ENTRY,
-        crate::objects::entry::ENTRY,
-    ];
+    let mut entries: Vec<_> = crate::owner_table::OWNERS
+        .iter()
+        .flat_map(|o| o.entries.iter().copied())
+        .collect();
     entries.sort_by_key(|e| e.name);
     entries
 }
 
 /// Every registered action, each declared next to its owner's contract, sorted by name.
 pub fn actions() -> Vec<super::actions::ActionSpec> {
-    let mut actions = Vec::new();
-    actions.extend_from_slice(crate::runs::actions::ACTIONS);
+    let mut actions: Vec<_> = crate::owner_table::OWNERS
+        .iter()
+        .flat_map(|o| o.actions.iter().copied())
+        .collect();
     actions.sort_by_key(|a| a.name);
     actions
 }
@@ -140,5 +132,26 @@ mod entry_tests {
             validate_entry_props("rho.nope", &r),
             Err(crate::error::ActorError::NotFound { .. })
         ));
+    }
+}
+
+#[cfg(test)]
+mod resources_tests {
+    use super::*;
+    use crate::contract::resources::DECLARATIONS;
+
+    #[test]
+    fn every_resource_declaration_names_a_declared_operation() {
+        let ops: Vec<&str> = all().iter().map(|o| o.name).collect();
+        for (name, decls) in DECLARATIONS {
+            assert!(ops.contains(name), "{name} is not a declared operation");
+            assert!(decls
+                .iter()
+                .all(|(role, _)| *role == "reads" || *role == "produces"));
+        }
+        assert!(
+            DECLARATIONS.windows(2).all(|w| w[0].0 < w[1].0),
+            "sorted and unique"
+        );
     }
 }

@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 /// `(operation, [(role, kind)])`, sorted by operation.
-const DECLARATIONS: &[(&str, &[(&str, &str)])] = &[
+pub(crate) const DECLARATIONS: &[(&str, &[(&str, &str)])] = &[
     (
         "context.create",
         &[
@@ -50,27 +50,4 @@ pub fn declarations(operation: &str) -> Value {
             .map(|(role, kind)| json!({"role": role, "kind": kind}))
             .collect(),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_declaration_names_a_declared_operation() {
-        let ops: Vec<&str> = crate::contract::registry::all()
-            .iter()
-            .map(|o| o.name)
-            .collect();
-        for (name, decls) in DECLARATIONS {
-            assert!(ops.contains(name), "{name} is not a declared operation");
-            assert!(decls
-                .iter()
-                .all(|(role, _)| *role == "reads" || *role == "produces"));
-        }
-        assert!(
-            DECLARATIONS.windows(2).all(|w| w[0].0 < w[1].0),
-            "sorted and unique"
-        );
-    }
 }

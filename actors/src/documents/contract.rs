@@ -3,7 +3,7 @@
 use super::history_contract::{
     ChangesReply, ChangesRequest, HistoryReply, HistoryRequest, RevisionReply, RevisionRequest,
 };
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -151,6 +151,7 @@ const fn op(
         name,
         version: "1.0.0",
         owner: Some(Owner::Documents),
+        needs: Needs::Owner,
         effect,
         callers: ANY,
         project_scoped: true,
@@ -169,12 +170,12 @@ const fn op(
 /// The documents owner's operations.
 pub const OPERATIONS: &[OperationSpec] = &[
     op("document.open", Effect::Write, "Open the one shared buffer of a project file (UTF-8; create: true for a new file).", schema::<OpenRequest>, schema::<OpenReply>, &["invalid", "not_found", "limit", "unavailable"]),
-    op("document.read", Effect::Read, "A buffer's text or a UTF-16 range of it, pinned to a version, with its authors.", schema::<ReadRequest>, schema::<ReadReply>, &["invalid", "not_found", "stale", "limit"]),
+    op("document.read", Effect::Read, "A buffer's text or a UTF-16 range of it, pinned to a version, with its authors.", schema::<ReadRequest>, schema::<ReadReply>, &["invalid", "not_found", "stale", "limit"]).retained(),
     op("document.edit", Effect::Write, "One conditional transaction of non-overlapping UTF-16 edits of the expectedVersion text.", schema::<EditRequest>, schema::<VersionReply>, &["invalid", "not_found", "stale", "conflict", "limit"]),
     op("document.undo", Effect::Write, "Revert the newest not-yet-undone transaction (any author) as a new version.", schema::<UndoRequest>, schema::<VersionReply>, &["invalid", "not_found", "stale", "conflict"]),
     op("document.save", Effect::Write, "Write the buffer to its file (checked against the disk digest; temp, fsync, rename, directory fsync).", schema::<SaveRequest>, schema::<SaveReply>, &["not_found", "stale", "conflict", "unavailable"]),
-    op("document.changes", Effect::Read, "A buffer's changes after a version from the journal (kind, base, author, UTF-16 edits), for catching up.", schema::<ChangesRequest>, schema::<ChangesReply>, &["invalid", "not_found"]),
-    op("document.history", Effect::Read, "A buffer's past versions from the journal (author, time, kind), newest first, paged.", schema::<HistoryRequest>, schema::<HistoryReply>, &["invalid", "not_found"]),
-    op("document.revision", Effect::Read, "The text of a past version of a buffer (or a UTF-16 range of it), from the journal.", schema::<RevisionRequest>, schema::<RevisionReply>, &["invalid", "not_found", "limit"]),
-    op("document.close", Effect::Write, "Close a buffer without unsaved changes, dropping its undo history.", schema::<CloseRequest>, schema::<CloseReply>, &["not_found", "conflict"]),
+    op("document.changes", Effect::Read, "A buffer's changes after a version from the journal (kind, base, author, UTF-16 edits), for catching up.", schema::<ChangesRequest>, schema::<ChangesReply>, &["invalid", "not_found"]).retained(),
+    op("document.history", Effect::Read, "A buffer's past versions from the journal (author, time, kind), newest first, paged.", schema::<HistoryRequest>, schema::<HistoryReply>, &["invalid", "not_found"]).retained(),
+    op("document.revision", Effect::Read, "The text of a past version of a buffer (or a UTF-16 range of it), from the journal.", schema::<RevisionRequest>, schema::<RevisionReply>, &["invalid", "not_found", "limit"]).retained(),
+    op("document.close", Effect::Write, "Close a buffer without unsaved changes, dropping its undo history.", schema::<CloseRequest>, schema::<CloseReply>, &["not_found", "conflict"]).retained(),
 ];

@@ -9,7 +9,7 @@ use crate::Principal;
 use actix::prelude::*;
 
 /// For each buffer with a pending save: the disk holds the target -> `Saved`; else `SaveAbandoned`.
-pub(crate) fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
+fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
     let dir = actor.dir().to_path_buf();
     for (_, child) in actor.children().all::<DocumentEntity>() {
         let dir = dir.clone();
@@ -55,4 +55,16 @@ pub(crate) fn settle_saves(actor: &mut ProjectActor, ctx: &mut Context<ProjectAc
         };
         ctx.spawn(work.into_actor(actor).map(|_, _, _| ()));
     }
+}
+
+/// The documents owner's recovery: settle interrupted saves, then start idle eviction (idle
+/// buffers leave memory; the journal keeps them).
+pub(crate) fn recover(act: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
+    settle_saves(act, ctx);
+    let idle = act.config().document_idle;
+    let every = (idle / 2).clamp(
+        std::time::Duration::from_millis(10),
+        std::time::Duration::from_secs(60),
+    );
+    ctx.run_interval(every, move |act, _| act.evict_idle_documents(idle));
 }

@@ -2,7 +2,7 @@
 
 use super::decl::{MediaDecl, TableDecl};
 use super::entity::ResourceRecord;
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -156,6 +156,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "resource.register",
         version: "0.2.0",
         owner: Some(Owner::Files),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
@@ -169,6 +170,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "resource.capture",
         version: "0.2.0",
         owner: Some(Owner::Files),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
@@ -182,6 +184,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "resource.list",
         version: "0.2.0",
         owner: Some(Owner::Files),
+        needs: Needs::Retained,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -195,6 +198,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "resource.read",
         version: "0.2.0",
         owner: Some(Owner::Files),
+        needs: Needs::Retained,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,

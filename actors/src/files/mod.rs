@@ -4,7 +4,7 @@ pub mod contract;
 pub mod decl;
 mod entity;
 mod events;
-pub mod messages;
+pub mod handlers;
 pub mod store;
 
 pub use entity::{
@@ -13,6 +13,20 @@ pub use entity::{
 pub use events::{ResourcesEvent, VersionFacts};
 
 use crate::error::ActorError;
+
+use crate::owner_table::{per_project, OwnerSpec};
+use crate::owners::Owner;
+
+/// Owner Files in the owner table: one resources entity per project.
+pub(crate) const SPEC: OwnerSpec = OwnerSpec {
+    owner: Owner::Files,
+    requires: &[],
+    operations: &[contract::OPERATIONS],
+    entries: &[],
+    actions: &[],
+    kinds: &[per_project!(ResourcesEntity, resources)],
+    recover: None,
+};
 
 /// A refusal of an owner that reads resource bytes: an ordinary refusal, or the bytes of an
 /// uncaptured version changed (or vanished) since it was registered.

@@ -1,6 +1,6 @@
 //! Wire contract of owner Media: `media.describe`.
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::files::contract::ResourceRef;
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -44,6 +44,7 @@ pub const OPERATIONS: &[OperationSpec] = &[OperationSpec {
     name: "media.describe",
     version: "0.2.0",
     owner: Some(Owner::Media),
+    needs: Needs::Owner,
     effect: Effect::Read,
     callers: ANY,
     project_scoped: true,

@@ -5,9 +5,9 @@
 //! PDF page's MediaBox. Bytes come through Files' read path, so a stale version is refused there.
 
 pub mod contract;
-pub mod describe_msg;
 pub mod entry;
 pub mod error;
+pub mod handlers;
 pub mod jpeg;
 pub mod pdf;
 mod pdf_lex;
@@ -16,6 +16,20 @@ pub mod svg;
 
 use contract::{DescribeReply, PageSize};
 pub use error::MediaError;
+
+use crate::owner_table::OwnerSpec;
+use crate::owners::Owner;
+
+/// Owner Media in the owner table (stateless).
+pub(crate) const SPEC: OwnerSpec = OwnerSpec {
+    owner: Owner::Media,
+    requires: &[Owner::Files],
+    operations: &[contract::OPERATIONS],
+    entries: &[entry::ENTRY],
+    actions: &[],
+    kinds: &[],
+    recover: None,
+};
 
 /// The format the bytes begin as, if it is one Media describes.
 pub fn sniff(bytes: &[u8]) -> Option<&'static str> {

@@ -1,6 +1,6 @@
 //! Wire contract of owner R's `object.read`.
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::files::contract::ResourceRef;
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -38,6 +38,7 @@ pub const OPERATIONS: &[OperationSpec] = &[OperationSpec {
     name: "object.read",
     version: "0.2.0",
     owner: Some(Owner::R),
+    needs: Needs::Owner,
     effect: Effect::Read,
     callers: ANY,
     project_scoped: true,

@@ -2,7 +2,7 @@
 
 pub mod contract;
 pub mod entry;
-pub mod read_msg;
+pub mod handlers;
 pub mod snapshot;
 
 /// Why a snapshot selection was refused.

@@ -1,6 +1,6 @@
 //! Wire contracts of owner Requirements: `requirements.check` and `requirements.prepare`.
 
-use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,6 +130,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "requirements.check",
         version: "1.0.0",
         owner: Some(Owner::Requirements),
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -143,6 +144,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "requirements.prepare",
         version: "1.0.0",
         owner: Some(Owner::Requirements),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,

@@ -9,3 +9,17 @@ pub mod probe;
 
 pub use entity::{PrepareOutcome, RequirementsEntity};
 pub use model::{Probe, Repos, Requirement};
+
+use crate::owner_table::{per_project, OwnerSpec};
+use crate::owners::Owner;
+
+/// Owner Requirements in the owner table: one requirements entity per project.
+pub(crate) const SPEC: OwnerSpec = OwnerSpec {
+    owner: Owner::Requirements,
+    requires: &[],
+    operations: &[contract::OPERATIONS],
+    entries: &[],
+    actions: &[],
+    kinds: &[per_project!(RequirementsEntity, requirements)],
+    recover: None,
+};

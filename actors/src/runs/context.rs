@@ -108,7 +108,7 @@ impl actix::Handler<FreezeRun> for crate::project_actor::ProjectActor {
         let dir = self.dir().to_path_buf();
         Box::pin(async move {
             let run = me
-                .send(super::state_msgs::ReadRuns {
+                .send(super::handlers::state::ReadRuns {
                     operation_id: Some(msg.operation_id),
                 })
                 .await

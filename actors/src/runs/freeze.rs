@@ -42,7 +42,7 @@ pub fn disk_code(
     digest: &str,
     l: &FreezeLimits,
 ) -> Result<(String, String), ActorError> {
-    let normalized = crate::files::messages::normalize("input.script.path", path)?;
+    let normalized = crate::files::handlers::normalize("input.script.path", path)?;
     let file = crate::paths::resolve_existing(project, "input.script.path", &normalized)?;
     let cap = l.max_script_bytes.min(l.max_code_bytes);
     let bytes = store::read_bounded(&file, cap).map_err(|e| match e {

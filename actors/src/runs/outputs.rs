@@ -4,7 +4,7 @@
 
 use super::model::RunRecord;
 use crate::entity::CommandContext;
-use crate::files::messages::{Declared, PutResource};
+use crate::files::handlers::{Declared, PutResource};
 use crate::files::PutBounds;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;

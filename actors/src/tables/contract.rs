@@ -1,6 +1,6 @@
 //! Wire contracts of owner Tables: `data.page`, `data.compare`, `selection.set`, `selection.read`.
 
-use crate::contract::{schema, Effect, OperationSpec, ANY};
+use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::files::contract::ResourceRef;
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -206,6 +206,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "data.page",
         version: "0.3.0",
         owner: Some(Owner::Tables),
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -219,6 +220,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "data.compare",
         version: "0.2.0",
         owner: Some(Owner::Tables),
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -232,6 +234,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "selection.set",
         version: "0.2.0",
         owner: Some(Owner::Tables),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
@@ -245,6 +248,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "selection.read",
         version: "0.1.0",
         owner: Some(Owner::Tables),
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,

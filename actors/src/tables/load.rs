@@ -5,7 +5,7 @@ use super::read::{self, Table};
 use super::schema::Schema;
 use super::TablesError;
 use crate::error::ActorError;
-use crate::files::messages::{blocking, load_with};
+use crate::files::handlers::{blocking, load_with};
 use crate::files::{store, FilesError, ResourceRecord, VersionFacts};
 use crate::project_actor::ProjectActor;
 use std::future::Future;

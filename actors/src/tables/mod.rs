@@ -25,6 +25,20 @@ mod tests;
 use crate::error::ActorError;
 use crate::files::FilesError;
 
+use crate::owner_table::{per_project, OwnerSpec};
+use crate::owners::Owner;
+
+/// Owner Tables in the owner table: one selections entity per project.
+pub(crate) const SPEC: OwnerSpec = OwnerSpec {
+    owner: Owner::Tables,
+    requires: &[Owner::Files],
+    operations: &[contract::OPERATIONS],
+    entries: &[entry::ENTRY],
+    actions: &[],
+    kinds: &[per_project!(selection::SelectionsEntity, selections)],
+    recover: None,
+};
+
 /// A refusal of a table read: from Files (including `stale`), or cells that do not fit the declaration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TablesError {

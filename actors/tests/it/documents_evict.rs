@@ -3,9 +3,10 @@
 use crate::support;
 
 use crate::support::Env;
-use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, ReadDocument};
+use rho_actors::documents::handlers::{
+    DocWrite, DocWriteOp, OpenDocument, ReadDocument, ResidentDocuments,
+};
 use rho_actors::documents::text::Edit;
-use rho_actors::project_actor::Status;
 use rho_actors::Principal;
 use std::time::Duration;
 
@@ -57,7 +58,7 @@ async fn an_idle_buffer_is_evicted_and_rebuilt_with_its_undo_history() {
     .await;
     assert_eq!(r1.unwrap().unwrap().text, "abcd");
     assert_eq!(r2.unwrap().unwrap().version, 2);
-    assert_eq!(project.send(Status).await.unwrap().resident_documents, 1);
+    assert_eq!(project.send(ResidentDocuments).await.unwrap(), 1);
     // The identity of e1 survived eviction: a retry returns the original reply.
     assert_eq!(
         project
@@ -93,7 +94,7 @@ async fn an_idle_buffer_is_evicted_and_rebuilt_with_its_undo_history() {
 /// Waits until the project's idle buffers have left memory.
 async fn evicted(project: &actix::Addr<rho_actors::project_actor::ProjectActor>) {
     support::until("the idle buffer left memory", async || {
-        project.send(Status).await.unwrap().resident_documents == 0
+        project.send(ResidentDocuments).await.unwrap() == 0
     })
     .await;
 }

@@ -15,7 +15,7 @@ use rho_actors::agent::handlers::{BindingWrite, RecordActivity};
 use rho_actors::contexts::handlers::{ContextSource, MakeContext};
 use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDocument};
 use rho_actors::documents::text::Edit;
-use rho_actors::files::messages::{Declared, PutResource};
+use rho_actors::files::handlers::{Declared, PutResource};
 use rho_actors::files::PutBounds;
 use rho_actors::open::{journal_dir, open_project};
 use rho_actors::project::ProjectCommand;

@@ -13,8 +13,8 @@ use crate::support::{self, ctx_with, Env};
 
 use rho_actors::open::journal_dir;
 use rho_actors::runs::entity::{Observation, RunEvent};
+use rho_actors::runs::handlers::state::{AcceptRun, LearnRun};
 use rho_actors::runs::model::*;
-use rho_actors::runs::state_msgs::{AcceptRun, LearnRun};
 use rho_actors::service::CloseAll;
 use rho_actors::state::ProjectState;
 use rho_journal::inspect::scan;

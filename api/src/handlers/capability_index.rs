@@ -5,7 +5,7 @@ use super::services::{spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::agent::catalog::{owner_label, published};
-use rho_actors::agent::session_contract::{
+use rho_actors::agent::contract::session::{
     IndexOperation, IndexReply, IndexRequest, IndexScope, KnowledgeObject, OwnerSummary, Ref,
     ResolveReply, ResolveRequest,
 };

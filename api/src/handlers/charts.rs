@@ -5,7 +5,7 @@ use super::services::{mailbox, spec, Services};
 use super::tables::tables_error;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::charts::contract::PlotRequest;
-use rho_actors::charts::plot::DataPlot;
+use rho_actors::charts::handlers::DataPlot;
 use rho_actors::tables::load::TableBounds;
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@ use super::sessions::{access, grant_reply};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::agent::access::ConnectAgent;
-use rho_actors::agent::session_contract::{ConnectReply, ConnectRequest};
+use rho_actors::agent::contract::session::{ConnectReply, ConnectRequest};
 use std::sync::Arc;
 
 async fn connect(s: &Services, req: ConnectRequest) -> Result<ConnectReply, ApiError> {

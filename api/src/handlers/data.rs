@@ -63,7 +63,7 @@ pub(super) async fn load_bytes(
 ) -> Result<(rho_actors::files::ResourceRecord, Vec<u8>), ApiError> {
     let id = resource_id(resource)?;
     let p = project(s, ctx, project_id).await?;
-    p.send(rho_actors::files::messages::LoadResource {
+    p.send(rho_actors::files::handlers::LoadResource {
         id,
         version,
         max_file_bytes: s.limits.resources.max_file_bytes,

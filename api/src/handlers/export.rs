@@ -7,7 +7,7 @@ use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::entity::CommandContext;
 use rho_actors::identity::input_digest;
 use rho_actors::runs::contract::{ExportRequest, RunRequest};
-use rho_actors::runs::export_msg::{CheckArtifacts, ExportRun, UnsavedChoice};
+use rho_actors::runs::handlers::export::{CheckArtifacts, ExportRun, UnsavedChoice};
 use std::sync::Arc;
 
 pub(super) fn register(
@@ -54,7 +54,7 @@ pub(super) fn register(
                     .folder
                     .clone()
                     .unwrap_or_else(|| format!("exports/{}", req.operation_id));
-                let folder = rho_actors::files::messages::normalize("folder", &folder)?;
+                let folder = rho_actors::files::handlers::normalize("folder", &folder)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
                 Ok(p.send(ExportRun {
                     operation_id: req.operation_id.clone(),

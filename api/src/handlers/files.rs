@@ -9,7 +9,7 @@ use rho_actors::files::contract::{
     CaptureRequest, ListReply, ListRequest, ListedResource, ReadReply, ReadRequest,
     RegisterRequest, ResourceView,
 };
-use rho_actors::files::messages::{Declared, ListResources, PutResource};
+use rho_actors::files::handlers::{Declared, ListResources, PutResource};
 use rho_actors::files::PutBounds;
 use std::sync::Arc;
 

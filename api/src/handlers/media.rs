@@ -5,7 +5,7 @@ use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::media::contract::{DescribeReply, DescribeRequest};
-use rho_actors::media::describe_msg::DescribeMedia;
+use rho_actors::media::handlers::DescribeMedia;
 use rho_actors::media::MediaError;
 use std::sync::Arc;
 

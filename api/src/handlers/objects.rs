@@ -5,7 +5,7 @@ use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::objects::contract::ObjectReadRequest;
-use rho_actors::objects::read_msg::ReadObject;
+use rho_actors::objects::handlers::ReadObject;
 use rho_actors::objects::ObjectError;
 use std::sync::Arc;
 

@@ -14,10 +14,10 @@ use rho_actors::runs::contract::{
     SubmitRequest,
 };
 use rho_actors::runs::freeze;
+use rho_actors::runs::handlers::state::ReadRuns;
+use rho_actors::runs::handlers::submit::{ArgSource, ScriptSource, SubmitRun, Submitted};
+use rho_actors::runs::handlers::supervise::{CancelRun, ObserveRun, RetryRun, RunError};
 use rho_actors::runs::render;
-use rho_actors::runs::state_msgs::ReadRuns;
-use rho_actors::runs::submit::{ArgSource, ScriptSource, SubmitRun, Submitted};
-use rho_actors::runs::supervise::{CancelRun, ObserveRun, RetryRun, RunError};
 use rho_actors::runs::RunRecord;
 use serde_json::json;
 use std::sync::Arc;

@@ -6,7 +6,7 @@ use crate::envelope::ApiError;
 use crate::ops::Ctx;
 use base64::Engine;
 use rho_actors::runs::contract::{OutputPage, OutputRequest, PageEncoding};
-use rho_actors::runs::output::{ReadRunOutput, Stream};
+use rho_actors::runs::handlers::output::{ReadRunOutput, Stream};
 
 /// `{bytes (base64), nextOffset, truncated, size}`; `truncated` is the Host's flag that the
 /// stream wrote more than `r.maxLogBytes` (the head is kept).

@@ -8,10 +8,10 @@ use actix::Addr;
 use rho_actors::agent::access::{
     AccessError, AgentAccess, GrantAccess, Granted, ProjectRef, ReadInstructions, RevokeAccess,
 };
-use rho_actors::agent::grants::valid_session;
-use rho_actors::agent::session_contract::{
+use rho_actors::agent::contract::session::{
     GrantReply, GrantRequest, InstructionsReply, InstructionsRequest, RevokeReply, RevokeRequest,
 };
+use rho_actors::agent::grants::valid_session;
 use rho_actors::service::ListProjects;
 use serde_json::json;
 use std::path::{Path, PathBuf};

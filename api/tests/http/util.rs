@@ -2,7 +2,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use rho_actors::contract::{schema, Effect, OperationSpec, ANY, PERSON_OR_OPERATOR};
+use rho_actors::contract::{schema, Effect, Needs, OperationSpec, ANY, PERSON_OR_OPERATOR};
 use rho_actors::events::{BusConfig, EventBus};
 use rho_actors::limits::Limits;
 use rho_actors::service_contract::Empty;
@@ -34,6 +34,7 @@ const fn spec(
         name,
         version: "1",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers,
         project_scoped,

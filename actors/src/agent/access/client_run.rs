@@ -18,8 +18,8 @@ pub struct ClientRun {
 
 impl ClientRun {
     /// The wire form.
-    pub fn view(&self) -> crate::agent::session_contract::ClientView {
-        crate::agent::session_contract::ClientView {
+    pub fn view(&self) -> crate::agent::contract::session::ClientView {
+        crate::agent::contract::session::ClientView {
             args: self.args.clone(),
             command: self.command.display().to_string(),
             exit_code: self.exit_code,

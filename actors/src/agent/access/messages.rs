@@ -2,8 +2,8 @@
 
 use super::client_run::ClientRun;
 use super::error::AccessError;
+use crate::agent::contract::session::McpEntry;
 use crate::agent::grants::GrantRecord;
-use crate::agent::session_contract::McpEntry;
 use actix::Message;
 use std::path::PathBuf;
 use uuid::Uuid;

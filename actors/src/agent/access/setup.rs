@@ -1,7 +1,7 @@
 //! `AgentSetup`: what Agent access needs from the running service (grant store, state folder, launcher, client CLIs) and the paths it derives.
 
+use super::super::contract::session::McpEntry;
 use super::super::grants::GrantRegistry;
-use super::super::session_contract::McpEntry;
 use std::path::{Path, PathBuf};
 use uuid::Uuid;
 

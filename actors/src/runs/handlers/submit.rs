@@ -1,17 +1,17 @@
 //! `action.submit` of `r.execute` 0.2.0: identity first, then freeze, check, journal (`sending`),
 //! deliver to the project's Core Host, journal `sent`, and supervise until the run ends.
 
-use super::entity::RunEvent;
-use super::freeze::{self, FreezeLimits};
-use super::host::{self, HostAnswer};
-use super::model::*;
-use super::state_msgs::{AcceptRun, CheckRunIdentity, LearnRun};
+use super::state::{AcceptRun, CheckRunIdentity, LearnRun};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
-use crate::files::messages::LoadResource;
+use crate::files::handlers::LoadResource;
 use crate::files::FilesError;
 use crate::project_actor::ProjectActor;
 use crate::requirements::Requirement;
+use crate::runs::entity::RunEvent;
+use crate::runs::freeze::{self, FreezeLimits};
+use crate::runs::host::{self, HostAnswer};
+use crate::runs::model::*;
 use crate::service_state::ServiceState;
 use actix::prelude::*;
 use std::path::PathBuf;
@@ -79,7 +79,7 @@ impl Handler<LatestVersion> for ProjectActor {
     type Result = ResponseFuture<Result<u64, ActorError>>;
 
     fn handle(&mut self, msg: LatestVersion, _: &mut Context<Self>) -> Self::Result {
-        let read = crate::files::messages::read_resources(self, move |r| {
+        let read = crate::files::handlers::read_resources(self, move |r| {
             r.resources
                 .get(&msg.0)
                 .map(|res| res.versions.len() as u64)
@@ -341,7 +341,7 @@ pub(crate) async fn deliver(
     let sent = matches!(event, RunEvent::Observed { .. });
     let record = me.send(LearnRun { event }).await.map_err(mailbox)??;
     if sent && record.execution == Execution::Running {
-        super::supervise::watch(me, dir, op, &state.watched);
+        crate::runs::watch::watch(me, dir, op, &state.watched);
     }
     Ok(record)
 }

@@ -1,12 +1,12 @@
 //! The project actor's messages that read or change the runs entity: accept, learn, read; each
 //! change is journaled through the project's dispatch and announced as `run.changed`.
 
-use super::entity::{RunCommand, RunEvent, RunsEntity};
-use super::model::{Execution, RunRecord};
 use crate::child::{Execute, Query};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
+use crate::runs::entity::{RunCommand, RunEvent, RunsEntity};
+use crate::runs::model::{Execution, RunRecord};
 use actix::prelude::*;
 
 impl ProjectActor {
@@ -36,8 +36,8 @@ fn announce(act: &ProjectActor, r: &RunRecord) {
             Some(act.project_id()),
             serde_json::json!({
                 "operationId": r.operation_id,
-                "delivery": super::render::delivery(r),
-                "execution": super::render::execution(r),
+                "delivery": crate::runs::render::delivery(r),
+                "execution": crate::runs::render::execution(r),
             }),
         );
     }
@@ -131,7 +131,7 @@ impl Handler<LearnRun> for ProjectActor {
                             let ended_now = r.execution == Execution::Exited
                                 && prior.as_ref().map(|p| p.execution) != Some(Execution::Exited);
                             if ended_now {
-                                super::outputs::register(
+                                crate::runs::outputs::register(
                                     r.clone(),
                                     ctx.address(),
                                     act.config_limits(),
@@ -214,7 +214,7 @@ impl Handler<CheckRunIdentity> for ProjectActor {
 pub(super) async fn one_run(
     me: &Addr<ProjectActor>,
     op: &str,
-) -> Result<super::RunRecord, ActorError> {
+) -> Result<crate::runs::RunRecord, ActorError> {
     me.send(ReadRuns {
         operation_id: Some(op.to_string()),
     })

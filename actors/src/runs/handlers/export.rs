@@ -1,15 +1,15 @@
 //! The project actor's `artifact.check` and `action.export` messages (the file work is in `check` and `export`).
 
-use super::contract::{CheckReply, ExportReply};
-use super::entity::{RunCommand, RunEvent, RunsEntity};
-use super::model::{Execution, ScriptRef};
-use super::state_msgs::one_run;
+use super::state::one_run;
 use crate::child::{Execute, Query};
 use crate::documents::handlers::{BufferText, ListDocuments};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
 use crate::identity::InputDigest;
 use crate::project_actor::ProjectActor;
+use crate::runs::contract::{CheckReply, ExportReply};
+use crate::runs::entity::{RunCommand, RunEvent, RunsEntity};
+use crate::runs::model::{Execution, ScriptRef};
 use actix::prelude::*;
 
 fn mailbox(e: MailboxError) -> ActorError {
@@ -32,7 +32,7 @@ impl Handler<CheckArtifacts> for ProjectActor {
         let max = self.config_limits().resources.max_file_bytes;
         Box::pin(async move {
             let run = one_run(&me, &msg.operation_id).await?;
-            tokio::task::spawn_blocking(move || super::check::check(&dir, &run, max))
+            tokio::task::spawn_blocking(move || crate::runs::check::check(&dir, &run, max))
                 .await
                 .map_err(|e| ActorError::internal(e.to_string()))?
         })
@@ -123,12 +123,12 @@ impl Handler<ExportRun> for ProjectActor {
                         })
                         .await
                         .map_err(mailbox)??;
-                    Some(super::export::Unsaved { text })
+                    Some(crate::runs::export::Unsaved { text })
                 }
             };
             let (folder, export_id) = (msg.folder.clone(), msg.export_id.clone());
             let reply = tokio::task::spawn_blocking(move || {
-                super::export::export(&dir, &run, &export_id, &folder, unsaved, max)
+                crate::runs::export::export(&dir, &run, &export_id, &folder, unsaved, max)
             })
             .await
             .map_err(|e| ActorError::internal(e.to_string()))??;

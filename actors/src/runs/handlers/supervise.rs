@@ -1,20 +1,19 @@
-//! Supervision of delivered runs: a long poll on the Host until each run ends, recovery after
-//! replay (settle `sending`, re-attach to running runs), observe, cancel and retry.
+//! The project actor's run supervision messages: `action.observe`, `action.cancel` and
+//! `action.retry` (the watcher is `runs::watch`, recovery `runs::reconcile`).
 //!
 //! Nothing here runs a script again by itself; reads never start a Host.
 
-use super::entity::RunEvent;
-use super::host::{self, HostAnswer};
-use super::model::*;
-use super::state_msgs::{one_run, LearnRun, ReadRuns, ResendRun};
+use super::state::{one_run, LearnRun, ResendRun};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
+use crate::runs::entity::RunEvent;
+use crate::runs::host::{self, HostAnswer};
+use crate::runs::model::*;
+use crate::runs::watch::{ask, watch, Watched};
 use actix::prelude::*;
 use rho_kernels::host::proto::HostRequest;
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
 
 /// A refusal of cancel or retry: an ordinary refusal, or the caller may not act on this run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,149 +26,6 @@ pub enum RunError {
 
 fn mailbox(e: MailboxError) -> ActorError {
     ActorError::internal(e.to_string())
-}
-
-/// The runs one service watches (project folder, operationId): one watcher each (a clone is
-/// the same set).
-#[derive(Debug, Clone, Default)]
-pub struct Watched(Arc<Mutex<BTreeSet<(PathBuf, String)>>>);
-
-/// Asks the Host on a plain thread (not the runtime's blocking pool, which a stopping service
-/// would wait for while a long poll is pending).
-async fn ask(dir: &Path, request: HostRequest, timeout: std::time::Duration) -> HostAnswer {
-    let d = dir.to_path_buf();
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let spawned = std::thread::Builder::new()
-        .name("host-ask".into())
-        .spawn(move || {
-            let _ = tx.send(host::ask(&d, &request, timeout));
-        });
-    if let Err(e) = spawned {
-        return HostAnswer::Lost(e.to_string());
-    }
-    rx.await
-        .unwrap_or_else(|_| HostAnswer::Lost("the asking thread ended".into()))
-}
-
-/// Watches one run until the Host reports its end (journaling what changes), or until no Host
-/// answers (then its execution is unknown); a run that already has a watcher in `watched` is
-/// left to it.
-pub(crate) fn watch(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: &Watched) {
-    let key = (dir.clone(), op.clone());
-    let watched = watched.clone();
-    if let Ok(mut w) = watched.0.lock() {
-        if !w.insert(key.clone()) {
-            return;
-        }
-    }
-    let over = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    super::announce::follow(me.clone(), dir.clone(), op.clone(), over.clone());
-    actix::spawn(async move {
-        loop {
-            let answer = ask(
-                &dir,
-                HostRequest::Wait {
-                    operation_id: op.clone(),
-                    timeout_ms: host::WAIT_POLL.as_millis() as u64,
-                },
-                host::WAIT_POLL + host::REQUEST_TIMEOUT,
-            )
-            .await;
-            let (event, done) = match answer {
-                HostAnswer::Record(r) => {
-                    let o = host::observation(&r);
-                    let done = o.execution.is_over();
-                    (
-                        RunEvent::Observed {
-                            operation_id: op.clone(),
-                            observation: o,
-                        },
-                        done,
-                    )
-                }
-                HostAnswer::NoHost(_) | HostAnswer::NotFound => (
-                    RunEvent::ExecutionUnknown {
-                        operation_id: op.clone(),
-                    },
-                    true,
-                ),
-                HostAnswer::Lost(reason) | HostAnswer::Refused(reason) => {
-                    tracing::warn!(operation = %op, %reason, "waiting on the Host failed; asking again");
-                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-                    continue;
-                }
-            };
-            match me.send(LearnRun { event }).await {
-                Ok(Ok(_)) => {}
-                // The project closed or its journal stopped: leave the run to recovery.
-                _ => break,
-            }
-            if done {
-                break;
-            }
-        }
-        over.store(true, std::sync::atomic::Ordering::SeqCst);
-        if let Ok(mut w) = watched.0.lock() {
-            w.remove(&key);
-        }
-    });
-}
-
-/// Recovery after replay: settle runs left `sending`, re-attach to runs that were running.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct RecoverRuns;
-
-impl Handler<RecoverRuns> for ProjectActor {
-    type Result = ResponseFuture<()>;
-
-    fn handle(&mut self, _: RecoverRuns, ctx: &mut Context<Self>) -> Self::Result {
-        let me = ctx.address();
-        let dir = self.dir().to_path_buf();
-        let watched = self.service_state().watched.clone();
-        Box::pin(async move {
-            let Ok(Ok(runs)) = me.send(ReadRuns { operation_id: None }).await else {
-                return;
-            };
-            for r in runs {
-                let op = r.operation_id.clone();
-                let in_flight = r.delivery == Delivery::Sending
-                    || (r.delivery == Delivery::Sent && r.execution == Execution::Running);
-                if !in_flight {
-                    continue;
-                }
-                let answer = ask(
-                    &dir,
-                    HostRequest::Lookup {
-                        operation_id: op.clone(),
-                    },
-                    host::REQUEST_TIMEOUT,
-                )
-                .await;
-                let event = match (answer, r.delivery) {
-                    (HostAnswer::Record(h), _) => RunEvent::Observed {
-                        operation_id: op.clone(),
-                        observation: host::observation(&h),
-                    },
-                    (HostAnswer::NotFound, Delivery::Sending) => RunEvent::NotSent {
-                        operation_id: op.clone(),
-                        reason: "the Host has no record of it (recovery)".into(),
-                    },
-                    (_, Delivery::Sending) => RunEvent::Uncertain {
-                        operation_id: op.clone(),
-                    },
-                    _ => RunEvent::ExecutionUnknown {
-                        operation_id: op.clone(),
-                    },
-                };
-                if let Ok(Ok(after)) = me.send(LearnRun { event }).await {
-                    if after.execution == Execution::Running {
-                        watch(me.clone(), dir.clone(), op, &watched);
-                    }
-                }
-            }
-        })
-    }
 }
 
 /// `action.observe`: the record with the Host's current facts. Never starts a Host; with no

@@ -4,7 +4,7 @@ use super::contract::ObjectReadReply;
 use super::snapshot::select;
 use super::ObjectError;
 use crate::error::ActorError;
-use crate::files::messages::load;
+use crate::files::handlers::load;
 use crate::files::FilesError;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;

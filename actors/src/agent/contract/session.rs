@@ -1,6 +1,6 @@
 //! Contracts of the service-level Agent access operations: `session.grant/revoke/instructions/connect` and `capability.index/resolve`.
 
-use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec, LOCAL_ONLY};
+use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec, LOCAL_ONLY};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -268,6 +268,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "session.grant",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: GRANTORS,
         project_scoped: false,
@@ -281,6 +282,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "session.revoke",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: GRANTORS,
         project_scoped: false,
@@ -294,6 +296,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "session.instructions",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: GRANTORS,
         project_scoped: false,
@@ -307,6 +310,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "session.connect",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: LOCAL_ONLY,
         project_scoped: false,
@@ -320,6 +324,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "capability.index",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: KNOWLEDGE,
         project_scoped: true,
@@ -333,6 +338,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "capability.resolve",
         version: "1.0.0",
         owner: None,
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: KNOWLEDGE,
         project_scoped: true,

@@ -3,7 +3,7 @@
 use super::contract::DescribeReply;
 use super::{describe, MediaError};
 use crate::error::ActorError;
-use crate::files::messages::load;
+use crate::files::handlers::load;
 use crate::files::FilesError;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;

@@ -1,6 +1,6 @@
 //! Wire contracts of owner r's managed execution: `action.submit/lookup/observe/output/list/retry/cancel`.
 
-use crate::contract::{reply, schema, Effect, OperationSpec, ANY};
+use crate::contract::{reply, schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use crate::requirements::contract::RequirementDecl;
 use schemars::JsonSchema;
@@ -133,6 +133,7 @@ const fn op(
         name,
         version: "1.0.0",
         owner: Some(Owner::R),
+        needs: Needs::Owner,
         effect,
         callers: ANY,
         project_scoped: true,
@@ -155,21 +156,22 @@ pub const OPERATIONS: &[OperationSpec] = &[
         "Submit r.execute 0.2.0 under a project-wide operationId: code, args, requirements and declarations are frozen and journaled before delivery to the project's Core Host; the reply is the run record with its plan.",
         schema::<SubmitRequest>, reply::<RunView>, &["invalid", "not_found", "conflict", "stale", "limit", "unavailable", "unknown"]),
     op("action.lookup", Effect::Read, "The retained record of one run (any principal of the project).",
-        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]).retained(),
     op("action.observe", Effect::Read, "The run record with the Host's current facts; never starts a Host (no Host: execution unknown, stored facts unchanged).",
-        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found"]).retained(),
     with_events(op("action.output", Effect::Read, "One page (at most 64 KiB, base64) of a run's captured stdout or stderr: {bytes, nextOffset, truncated}. While a run runs, `run.output {operationId, stream, length}` announces each stream's growth (at most every 250 ms).",
-        schema::<OutputRequest>, reply::<OutputPage>, &["invalid", "not_found", "limit"]), &["run.changed", "run.output"]),
+        schema::<OutputRequest>, reply::<OutputPage>, &["invalid", "not_found", "limit"]), &["run.changed", "run.output"]).retained(),
     op("action.list", Effect::Read, "Every retained run of the project.",
-        schema::<ListRequest>, reply::<RunListReply>, &["invalid", "not_found"]),
+        schema::<ListRequest>, reply::<RunListReply>, &["invalid", "not_found"]).retained(),
     op("action.retry", Effect::Write, "Submitter only: deliver a not-sent run again with its original frozen code and Core; a sent or unknown run returns its record.",
-        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found", "forbidden", "conflict", "limit", "unavailable", "unknown"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found", "forbidden", "conflict", "limit", "unavailable", "unknown"]).retained(),
     op("action.cancel", Effect::Write, "Stop a run (submitter, or a local/paired principal): SIGTERM to its process group, SIGKILL after r.stopGraceMs; confirmed by observing its end.",
-        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found", "forbidden", "unavailable"]),
+        schema::<RunRequest>, reply::<RunView>, &["invalid", "not_found", "forbidden", "unavailable"]).retained(),
     OperationSpec {
         name: "artifact.check",
         version: "1.0.0",
         owner: Some(Owner::Files),
+        needs: Needs::Owner,
         effect: Effect::Read,
         callers: ANY,
         project_scoped: true,
@@ -183,6 +185,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "action.export",
         version: "1.0.0",
         owner: Some(Owner::R),
+        needs: Needs::Only(&[Owner::Files]),
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,

@@ -7,6 +7,7 @@ mod history;
 mod list;
 mod open;
 mod read;
+mod resident;
 mod save;
 mod write;
 
@@ -15,6 +16,7 @@ pub use history::{Past, PastQuery, ReadPast, MAX_HISTORY_PAGE};
 pub use list::{DocFacts, ListDocuments};
 pub use open::{OpenDocument, OpenedDoc};
 pub use read::{DocRead, ReadDocument};
+pub use resident::ResidentDocuments;
 pub use save::SaveDocument;
 pub use write::{DocWrite, DocWriteOp};
 

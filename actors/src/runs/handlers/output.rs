@@ -1,6 +1,6 @@
 //! `action.output` for the actor: one page of a run's captured stream, read from the Host's log file (never starts a Host).
 
-use super::state_msgs::one_run;
+use super::state::one_run;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;

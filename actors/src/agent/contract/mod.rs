@@ -1,6 +1,8 @@
-//! Contracts of the agent owner's own operations: `binding.open/close/list/activity` and `activity.report`.
+//! Contracts of the agent owner's operations: `binding.open/close/list/activity` and `activity.report` here; the service-level Agent access ones (`session.*`, `capability.*`) in [`session`].
 
-use crate::contract::{reply, schema, CallerKind, Effect, OperationSpec};
+pub mod session;
+
+use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec};
 use crate::owners::Owner;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -155,6 +157,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.open",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Owner,
         effect: Effect::Write,
         callers: CALLERS,
         project_scoped: true,
@@ -168,6 +171,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.close",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Write,
         callers: CALLERS,
         project_scoped: true,
@@ -181,6 +185,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.list",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Read,
         callers: CALLERS,
         project_scoped: true,
@@ -194,6 +199,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "binding.activity",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Read,
         callers: CALLERS,
         project_scoped: true,
@@ -207,6 +213,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
         name: "activity.report",
         version: "1.0.0",
         owner: Some(Owner::Agent),
+        needs: Needs::Retained,
         effect: Effect::Write,
         callers: &[CallerKind::Agent],
         project_scoped: true,
