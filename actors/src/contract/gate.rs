@@ -62,9 +62,13 @@ mod tests {
                 "binding.activity",
                 "binding.close",
                 "binding.list",
+                "context.list",
                 "context.read",
+                "document.changes",
                 "document.close",
+                "document.history",
                 "document.read",
+                "document.revision",
                 "resource.list",
                 "resource.read",
             ]
