@@ -30,6 +30,13 @@ pub(crate) const fn align8(n: usize) -> usize {
     (n + 7) & !7
 }
 
+impl NewRecord {
+    /// Bytes this record occupies in a segment (its frame: header, body and padding).
+    pub fn frame_bytes(&self) -> usize {
+        frame_len(self)
+    }
+}
+
 /// Frame size of a record (padding included).
 pub(crate) fn frame_len(r: &NewRecord) -> usize {
     align8(

@@ -47,13 +47,6 @@ pub struct NewRecord {
     pub payload: Vec<u8>,
 }
 
-impl NewRecord {
-    /// Bytes this record occupies in a segment (its frame: header, body and padding).
-    pub fn frame_bytes(&self) -> usize {
-        crate::frame::frame_len(self)
-    }
-}
-
 /// A record read back from the journal, with its position on disk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {

@@ -20,6 +20,7 @@ mod agent_mcp_contract;
 #[cfg(feature = "test-owner")]
 mod agent_stale;
 mod capabilities;
+mod chromium;
 mod contexts;
 mod core_host;
 mod data_links;
@@ -45,8 +46,4 @@ mod serve;
 mod service;
 mod support;
 mod tidy;
-mod ui;
-mod ui_data;
-mod ui_live;
-mod ui_work;
 mod work_events;

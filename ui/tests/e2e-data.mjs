@@ -1,6 +1,6 @@
 // End to end of the data panels in Debian's Chromium against a real `rho`: register a 100,000-row CSV by the form, page/sort/filter it, brush and typed ranges in the scatter linked to the table, the object tree, axe and overflow at 1600 and 390.
 //
-// Run by tests/it/ui_data.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID,
+// Run by tests/it/chromium/ui_data.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID,
 // RHO_ROWS (rows of big.csv, written by the test as described in rowOf), RHO_ARTIFACTS.
 // Prints one JSON line of facts; exits 1 on any failure.
 import AxeBuilder from "@axe-core/playwright";
@@ -20,7 +20,7 @@ function need(name) {
   return v;
 }
 
-/** Row i of big.csv, exactly as tests/it/ui_data.rs writes it. */
+/** Row i of big.csv, exactly as tests/it/chromium/ui_data.rs writes it. */
 function rowOf(i) {
   const x = ((i * 7919) % 100000) / 100;
   const y = (((i * 104729) % 100003) % 1000) / 10;

@@ -3,7 +3,7 @@
 // the service restarts mid-typing without a lost character; a paired tab sees only its folder; a
 // page from another origin can neither read nor write; the project view's first render budget.
 //
-// Run by tests/it/ui_live.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID,
+// Run by tests/it/chromium/ui_live.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID,
 // RHO_AGENT_TOKEN (a real grant's bearer), RHO_FILE, RHO_PAIR_LINK (a `rho --pair --project`
 // link), RHO_PAIR_FOLDER, RHO_OTHER_PROJECT (a project the paired tab must not see),
 // RHO_ARTIFACTS. It asks the test to restart the service by printing `RESTART` and waits for a

@@ -1,6 +1,6 @@
 // End to end in Debian's Chromium against a real `rho`: the work panels (Runs, Agent, Media), axe and overflow at 1600 and 390.
 //
-// Run by tests/it/ui_work.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID, RHO_AGENT_TOKEN
+// Run by tests/it/chromium/ui_work.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID, RHO_AGENT_TOKEN
 // (a real grant of session claude-code), RHO_PROJECT_DIR, RHO_ARTIFACTS. The project holds analysis.R
 // (prints six lines half a second apart) and report.pdf (two pages). Prints one JSON line of facts;
 // exits 1 on any failure.

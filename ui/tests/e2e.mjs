@@ -1,6 +1,6 @@
 // End to end in Debian's Chromium against a real `rho`: open the project, type, an Agent edit shows live, axe, overflow, the access screen.
 //
-// Run by tests/it/ui.rs with the pinned Node. Environment: RHO_URL (http://127.0.0.1:PORT),
+// Run by tests/it/chromium/ui.rs with the pinned Node. Environment: RHO_URL (http://127.0.0.1:PORT),
 // RHO_PROJECT_ID, RHO_AGENT_TOKEN (a real grant's bearer), RHO_FILE (the script to edit),
 // RHO_PROJECT_DIR (its folder, to check saves and change the file behind Rho's back),
 // RHO_ARTIFACTS (screenshots go there). Prints one JSON line of facts; exits 1 on any failure.

@@ -1,8 +1,5 @@
 //! Contracts of the documents owner's operations (`document.*`).
 
-use super::history_contract::{
-    ChangesReply, ChangesRequest, HistoryReply, HistoryRequest, RevisionReply, RevisionRequest,
-};
 use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -139,7 +136,7 @@ pub struct CloseReply {
     pub version: u64,
 }
 
-const fn op(
+pub(super) const fn op(
     name: &'static str,
     effect: Effect,
     summary: &'static str,
@@ -174,8 +171,5 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("document.edit", Effect::Write, "One conditional transaction of non-overlapping UTF-16 edits of the expectedVersion text.", schema::<EditRequest>, schema::<VersionReply>, &["invalid", "not_found", "stale", "conflict", "limit"]),
     op("document.undo", Effect::Write, "Revert the newest not-yet-undone transaction (any author) as a new version.", schema::<UndoRequest>, schema::<VersionReply>, &["invalid", "not_found", "stale", "conflict"]),
     op("document.save", Effect::Write, "Write the buffer to its file (checked against the disk digest; temp, fsync, rename, directory fsync).", schema::<SaveRequest>, schema::<SaveReply>, &["not_found", "stale", "conflict", "unavailable"]),
-    op("document.changes", Effect::Read, "A buffer's changes after a version from the journal (kind, base, author, UTF-16 edits), for catching up.", schema::<ChangesRequest>, schema::<ChangesReply>, &["invalid", "not_found"]).retained(),
-    op("document.history", Effect::Read, "A buffer's past versions from the journal (author, time, kind), newest first, paged.", schema::<HistoryRequest>, schema::<HistoryReply>, &["invalid", "not_found"]).retained(),
-    op("document.revision", Effect::Read, "The text of a past version of a buffer (or a UTF-16 range of it), from the journal.", schema::<RevisionRequest>, schema::<RevisionReply>, &["invalid", "not_found", "limit"]).retained(),
     op("document.close", Effect::Write, "Close a buffer without unsaved changes, dropping its undo history.", schema::<CloseRequest>, schema::<CloseReply>, &["not_found", "conflict"]).retained(),
 ];

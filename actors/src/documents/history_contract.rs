@@ -1,7 +1,8 @@
 //! Contracts of the documents owner's reads of a buffer's past: `document.changes` (catch-up),
 //! `document.history` (the list of versions) and `document.revision` (a past version's text).
 
-use super::contract::{EditSpec, Range};
+use super::contract::{op, EditSpec, Range};
+use crate::contract::{schema, Effect, OperationSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -91,3 +92,10 @@ pub struct RevisionReply {
     pub length: u64,
     pub path: String,
 }
+
+/// The reads of a buffer's past, served from the journal whatever is selected.
+pub const OPERATIONS: &[OperationSpec] = &[
+    op("document.changes", Effect::Read, "A buffer's changes after a version from the journal (kind, base, author, UTF-16 edits), for catching up.", schema::<ChangesRequest>, schema::<ChangesReply>, &["invalid", "not_found"]).retained(),
+    op("document.history", Effect::Read, "A buffer's past versions from the journal (author, time, kind), newest first, paged.", schema::<HistoryRequest>, schema::<HistoryReply>, &["invalid", "not_found"]).retained(),
+    op("document.revision", Effect::Read, "The text of a past version of a buffer (or a UTF-16 range of it), from the journal.", schema::<RevisionRequest>, schema::<RevisionReply>, &["invalid", "not_found", "limit"]).retained(),
+];

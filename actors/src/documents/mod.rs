@@ -25,7 +25,7 @@ use crate::owners::Owner;
 pub(crate) const SPEC: OwnerSpec = OwnerSpec {
     owner: Owner::Documents,
     requires: &[],
-    operations: &[contract::OPERATIONS],
+    operations: &[contract::OPERATIONS, history_contract::OPERATIONS],
     entries: &[entry::ENTRY],
     actions: &[],
     kinds: &[EntityKind {

@@ -2,6 +2,7 @@
 //! shared part: the buffer index lookups, rebuilding an evicted buffer, idle eviction and the
 //! `document.changed` announcement.
 
+mod announce;
 mod buffer_text;
 mod history;
 mod list;
@@ -20,7 +21,7 @@ pub use resident::ResidentDocuments;
 pub use save::SaveDocument;
 pub use write::{DocWrite, DocWriteOp};
 
-use super::entity::{DocReply, DocumentEntity};
+use super::entity::DocumentEntity;
 use crate::child::EntityActor;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
@@ -121,39 +122,4 @@ impl ProjectActor {
             tracing::debug!(document = %id, "idle buffer left memory; the journal keeps it");
         }
     }
-
-    /// Announces a buffer change once it is durable, with what it changed (`note`).
-    pub(super) fn announce_doc(&self, id: Uuid, reply: &DocReply, author: &str, note: Note) {
-        if let Some(bus) = self.events() {
-            let edits = note.edits.map(|edits| {
-                edits
-                    .into_iter()
-                    .map(|e| serde_json::json!({"start": e.start, "end": e.end, "text": e.text}))
-                    .collect::<Vec<_>>()
-            });
-            bus.publish(
-                "document.changed",
-                Some(self.project_id()),
-                serde_json::json!({
-                    "documentId": id,
-                    "version": reply.version,
-                    "author": author,
-                    "dirty": reply.dirty,
-                    "changeId": note.change_id,
-                    "kind": note.kind,
-                    "baseVersion": note.base_version,
-                    "edits": edits,
-                }),
-            );
-        }
-    }
-}
-
-/// What a `document.changed` says beyond the buffer's facts: the change's kind, the version its
-/// edits apply to, its caller identity and its UTF-16 edits (`None`: over the bound, read the text).
-pub(super) struct Note {
-    pub kind: &'static str,
-    pub base_version: u64,
-    pub change_id: Option<String>,
-    pub edits: Option<Vec<crate::documents::text::Edit>>,
 }

@@ -117,7 +117,7 @@ impl Handler<OpenDocument> for ProjectActor {
                             .map(move |res, act, _| {
                                 let reply = res?;
                                 act.owned.docs.set_open(id, &path, &reply);
-                                let note = super::Note {
+                                let note = super::announce::Note {
                                     kind: "open",
                                     base_version: reply.version.saturating_sub(1),
                                     change_id,

@@ -164,7 +164,7 @@ impl Handler<SaveStep> for ProjectActor {
                 .map(move |res, act, _| {
                     let reply = res?;
                     if announce {
-                        let note = super::Note {
+                        let note = super::announce::Note {
                             kind: "save",
                             base_version: reply.version,
                             change_id,

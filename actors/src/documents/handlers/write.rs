@@ -1,7 +1,7 @@
 //! `document.edit`, `document.undo` and `document.close`: one buffer command with its identity,
 //! the edit bounded by the `documents.*` byte budgets.
 
-use super::Note;
+use super::announce::Note;
 use crate::child::{EntityActor, Execute, Query};
 use crate::documents::changes;
 use crate::documents::entity::{DocCommand, DocReply, DocumentEntity};
