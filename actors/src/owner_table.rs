@@ -43,7 +43,7 @@ crate::state::project_state! {
     /// Frozen contexts (agent owner).
     contexts: crate::contexts::ContextsEntity,
     resources: crate::files::ResourcesEntity,
-    selections: crate::tables::selection::SelectionsEntity,
+    selections: crate::tables::entity::SelectionsEntity,
     /// Explicit package preparations (requirements owner).
     requirements: crate::requirements::RequirementsEntity,
     /// Managed runs (r owner).

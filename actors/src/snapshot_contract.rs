@@ -8,7 +8,7 @@ use crate::agent::grants::GrantRecord;
 use crate::agent::handlers::AgentFacts;
 use crate::observe::ProjectSnapshot;
 use crate::runs::contract::RunView;
-use crate::tables::selection::{Selection, SelectionScope};
+use crate::tables::entity::{Selection, SelectionScope};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -303,12 +303,8 @@ fn ui_entries_are_listed_for_available_owners_only() {
     for entry in caps["entries"].as_array().unwrap() {
         assert_eq!(entry["version"], "0.2.0", "{entry}");
         assert!(entry["props"].is_object(), "{entry}");
-        // The browser app renders the editor; the other entries have no renderer yet.
-        assert_eq!(
-            entry["browserRenderer"],
-            json!(entry["name"] == "rho.editor"),
-            "{entry}"
-        );
+        // The browser app renders every entry (editor, media, object, scatter, table).
+        assert_eq!(entry["browserRenderer"], json!(true), "{entry}");
     }
     let find = |name: &str| {
         caps["entries"]
@@ -331,7 +327,7 @@ fn ui_entries_are_listed_for_available_owners_only() {
         .as_str()
         .unwrap()
         .contains("JSON tree"));
-    // The browser app draws the table, the scatter and the object; not media yet.
+    // The browser app draws each of them (media through the work panels).
     let drawn: Vec<(String, bool)> = ["rho.media", "rho.object", "rho.scatter", "rho.table"]
         .iter()
         .map(|n| (n.to_string(), find(n)["browserRenderer"] == json!(true)))
@@ -339,7 +335,7 @@ fn ui_entries_are_listed_for_available_owners_only() {
     assert_eq!(
         drawn,
         [
-            ("rho.media".to_string(), false),
+            ("rho.media".to_string(), true),
             ("rho.object".to_string(), true),
             ("rho.scatter".to_string(), true),
             ("rho.table".to_string(), true)

@@ -23,7 +23,7 @@ pub(crate) const SPEC: OwnerSpec = OwnerSpec {
         contract::OPERATIONS,
         contract::session::OPERATIONS,
         crate::contexts::contract::OPERATIONS,
-        crate::contexts::list::OPERATIONS,
+        crate::contexts::contract::list::OPERATIONS,
     ],
     entries: &[],
     actions: &[],

@@ -3,6 +3,5 @@
 pub mod contract;
 pub mod entity;
 pub mod handlers;
-pub mod list;
 
 pub use entity::{ContextRecord, ContextsEntity, Frozen};

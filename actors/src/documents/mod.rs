@@ -7,7 +7,6 @@ pub mod entry;
 pub mod events;
 pub mod files;
 pub mod handlers;
-pub mod history_contract;
 pub mod index;
 pub mod reconcile;
 pub mod text;
@@ -25,7 +24,7 @@ use crate::owners::Owner;
 pub(crate) const SPEC: OwnerSpec = OwnerSpec {
     owner: Owner::Documents,
     requires: &[],
-    operations: &[contract::OPERATIONS, history_contract::OPERATIONS],
+    operations: &[contract::OPERATIONS, contract::history::OPERATIONS],
     entries: &[entry::ENTRY],
     actions: &[],
     kinds: &[EntityKind {

@@ -4,7 +4,7 @@ use super::read::Table;
 use crate::error::ActorError;
 
 /// Most keys one `in` filter names (the size of a selection).
-pub const MAX_IN_KEYS: usize = super::selection::MAX_KEYS;
+pub const MAX_IN_KEYS: usize = super::entity::MAX_KEYS;
 
 /// The rows, ascending, of the keys an `in` filter names (unknown keys match nothing).
 /// `in` filters the table's key column only; its value is an array of strings.

@@ -4,11 +4,12 @@ pub mod cache;
 pub mod column;
 pub mod contract;
 pub mod csv;
+pub mod entity;
 pub mod entry;
+pub mod handlers;
 pub mod keys;
 pub mod keyset;
 pub mod load;
-pub mod page;
 pub mod page_json;
 #[cfg(test)]
 mod page_tests;
@@ -17,8 +18,6 @@ pub mod query;
 pub mod read;
 mod record;
 pub mod schema;
-pub mod selection;
-pub mod selection_read;
 #[cfg(test)]
 mod tests;
 
@@ -35,7 +34,7 @@ pub(crate) const SPEC: OwnerSpec = OwnerSpec {
     operations: &[contract::OPERATIONS],
     entries: &[entry::ENTRY],
     actions: &[],
-    kinds: &[per_project!(selection::SelectionsEntity, selections)],
+    kinds: &[per_project!(entity::SelectionsEntity, selections)],
     recover: None,
 };
 

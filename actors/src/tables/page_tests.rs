@@ -6,7 +6,7 @@ use super::page_json::Page;
 use crate::files::contract::ResourceRef;
 use crate::files::decl::TableDecl;
 use crate::tables::contract::SortSpec;
-use crate::tables::page::page_rows;
+use crate::tables::handlers::page_rows;
 use crate::tables::query::{select, Sort};
 use crate::tables::read::read;
 use crate::tables::schema::Schema;

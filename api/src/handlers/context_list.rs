@@ -4,7 +4,8 @@ use super::data::project;
 use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::contexts::list::{ListContexts, ListReply, ListRequest, DEFAULT_LIMIT, MAX_LIMIT};
+use rho_actors::contexts::contract::list::{ListReply, ListRequest, DEFAULT_LIMIT, MAX_LIMIT};
+use rho_actors::contexts::handlers::ListContexts;
 use std::sync::Arc;
 
 pub(super) fn register(

@@ -7,10 +7,9 @@ use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::tables::contract::{
     CompareRequest, PageRequest, SelectionReadRequest, SelectionRequest,
 };
+use rho_actors::tables::entity::{SelectionEvent, SelectionScope};
+use rho_actors::tables::handlers::{DataCompare, DataPage, Join, ReadSelection, SetSelection};
 use rho_actors::tables::load::TableBounds;
-use rho_actors::tables::page::{DataCompare, DataPage, Join};
-use rho_actors::tables::selection::{SelectionEvent, SelectionScope, SetSelection};
-use rho_actors::tables::selection_read::ReadSelection;
 use rho_actors::tables::TablesError;
 use serde_json::json;
 use std::sync::Arc;

@@ -12,8 +12,8 @@
 
 use rho_actors::files::decl::TableDecl;
 use rho_actors::files::VersionFacts;
+use rho_actors::tables::handlers::page_rows;
 use rho_actors::tables::load::{read_version, TableBounds};
-use rho_actors::tables::page::page_rows;
 use rho_actors::tables::query::{select, Sort};
 use rho_actors::tables::schema::Schema;
 use rho_bench::{machine_line, scratch, table};

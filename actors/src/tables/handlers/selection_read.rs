@@ -1,9 +1,9 @@
 //! `selection.read` for the project actor: one selection's current keys (version 0 and no keys when never set).
 
-use super::contract::SelectionReadReply;
-use super::selection::{scope_wire, SelectionScope, SelectionsEntity};
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
+use crate::tables::contract::SelectionReadReply;
+use crate::tables::entity::{scope_wire, SelectionScope, SelectionsEntity};
 use actix::prelude::*;
 
 /// `selection.read` for the actor: the scope already resolved (the caller's own for `caller`).

@@ -1,5 +1,7 @@
 //! Contracts of the documents owner's operations (`document.*`).
 
+pub mod history;
+
 use crate::contract::{schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;

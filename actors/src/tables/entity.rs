@@ -1,12 +1,9 @@
-//! The selections entity (owner Tables): selected entity keys per scope and namespace, journaled; plus its actor message.
+//! The selections entity (owner Tables): selected entity keys per scope and namespace, journaled.
 
 use super::contract::SelectionReply;
-use crate::child::Execute;
 use crate::entity::{CommandContext, Decision, Entity, EntityEvent, EventMeta};
 use crate::error::ActorError;
 use crate::identity::IdentityTable;
-use crate::project_actor::ProjectActor;
-use actix::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -160,63 +157,6 @@ impl Entity for SelectionsEntity {
     }
     fn identities_mut(&mut self) -> &mut IdentityTable<SelectionReply> {
         &mut self.identities
-    }
-}
-
-/// `selection.set` for the actor.
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "Result<SelectionReply, ActorError>")]
-pub struct SetSelection {
-    pub set: SelectionEvent,
-    pub ctx: CommandContext,
-}
-
-impl Handler<SetSelection> for ProjectActor {
-    type Result = ResponseActFuture<Self, Result<SelectionReply, ActorError>>;
-
-    fn handle(&mut self, msg: SetSelection, _: &mut Context<Self>) -> Self::Result {
-        let id = self.journal().project_id();
-        let child = self.children().get_or_new::<SelectionsEntity>(id);
-        let SelectionEvent::Set {
-            scope,
-            namespace,
-            keys,
-        } = msg.set.clone();
-        Box::pin(
-            self.dispatch(child, Execute::<SelectionsEntity> { command: msg.set, ctx: msg.ctx }, true)
-                .map(move |res, act, _| {
-                    if let (Ok(r), Some(bus)) = (&res, act.events()) {
-                        let (scope, holder) = scope_wire(&scope);
-                        bus.publish(
-                            "selection.changed",
-                            Some(act.journal().project_id()),
-                            serde_json::json!({"scope": scope, "holder": holder, "namespace": namespace, "version": r.version, "keys": event_keys(&keys)}),
-                        );
-                    }
-                    res
-                }),
-        )
-    }
-}
-
-/// Every selection of the project (for `observation.snapshot`).
-#[derive(Debug, Clone, Message)]
-#[rtype(result = "Result<Vec<Selection>, ActorError>")]
-pub struct ListSelections;
-
-impl Handler<ListSelections> for ProjectActor {
-    type Result = ResponseActFuture<Self, Result<Vec<Selection>, ActorError>>;
-
-    fn handle(&mut self, _: ListSelections, _: &mut Context<Self>) -> Self::Result {
-        let id = self.journal().project_id();
-        let child = self.children().get_or_new::<SelectionsEntity>(id);
-        self.dispatch(
-            child,
-            crate::child::Query::<SelectionsEntity, Vec<Selection>> {
-                read: Box::new(|s| s.selections.values().cloned().collect()),
-            },
-            false,
-        )
     }
 }
 

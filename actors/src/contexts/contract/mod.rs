@@ -1,5 +1,7 @@
 //! Contracts of `context.create` and `context.read` (owner: agent; each kind needs only the owner of its source).
 
+pub mod list;
+
 use crate::contract::{reply, schema, Effect, Needs, OperationSpec, ANY};
 use crate::owners::Owner;
 use schemars::JsonSchema;

@@ -1,7 +1,7 @@
 //! Contracts of the documents owner's reads of a buffer's past: `document.changes` (catch-up),
 //! `document.history` (the list of versions) and `document.revision` (a past version's text).
 
-use super::contract::{op, EditSpec, Range};
+use super::{op, EditSpec, Range};
 use crate::contract::{schema, Effect, OperationSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -1,18 +1,18 @@
 //! `data.page` and `data.compare` as project-actor messages: a validated table, then a filtered, sorted page or a keyed join.
 
-use super::contract::{
-    CompareCounts, CompareReply, FieldValue, FilterSpec, Matched, PageQuery, Row, SortSpec,
-};
-use super::keyset::{in_rows, projection};
-use super::load::{compute, read_table, TableBounds};
-use super::page_json::Page;
-use super::query::{cell_ref_json, filter_value, select, Filter, Op, Sort};
-use super::read::Table;
-use super::schema::Cell;
-use super::TablesError;
 use crate::error::ActorError;
 use crate::files::contract::ResourceRef;
 use crate::project_actor::ProjectActor;
+use crate::tables::contract::{
+    CompareCounts, CompareReply, FieldValue, FilterSpec, Matched, PageQuery, Row, SortSpec,
+};
+use crate::tables::keyset::{in_rows, projection};
+use crate::tables::load::{compute, read_table, TableBounds};
+use crate::tables::page_json::Page;
+use crate::tables::query::{cell_ref_json, filter_value, select, Filter, Op, Sort};
+use crate::tables::read::Table;
+use crate::tables::schema::Cell;
+use crate::tables::TablesError;
 use actix::prelude::*;
 use uuid::Uuid;
 

@@ -1,7 +1,11 @@
 //! The project actor's context operations: freeze what the caller points at, then journal it.
 
-use super::entity::{ContextRecord, ContextsEntity, CreateContext, Frozen};
+mod list;
+
+pub use list::ListContexts;
+
 use crate::child::{Execute, Query};
+use crate::contexts::entity::{ContextRecord, ContextsEntity, CreateContext, Frozen};
 use crate::documents::handlers::BufferText;
 use crate::documents::text;
 use crate::entity::CommandContext;
