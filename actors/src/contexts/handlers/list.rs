@@ -7,7 +7,7 @@ use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 
 /// The newest `limit` records of `principal` (or everyone), and whether older ones matched.
-pub fn newest(
+pub(super) fn newest(
     all: &ContextsEntity,
     principal: Option<&str>,
     limit: usize,
