@@ -66,6 +66,10 @@ export function App() {
   const [selected, setSelected] = useState<string | null>(null);
   const [files, setFiles] = useState<string[]>([]);
   const [active, setActive] = useState("projects");
+  // The project whose remembered layout is restored: until then no project panel is added, so
+  // the remembered editor is the first panel of its group (not Runs or Agent, which would
+  // mount first and hold up the first render).
+  const [laidOut, setLaidOut] = useState<string | null>(null);
   const [live, setLive] = useState(false);
   const [revision, setRevision] = useState(0);
   useF6();
@@ -103,6 +107,7 @@ export function App() {
     if (!selected) return;
     localStorage.setItem(LAST_PROJECT, selected);
     const saved = load(selected);
+    setLaidOut(selected);
     if (saved) {
       setFiles(saved.files);
       setActive(saved.active);
@@ -187,7 +192,7 @@ export function App() {
         ),
       },
     ];
-    if (selected) {
+    if (selected && laidOut === selected) {
       const work = (id: string, title: string, body: () => ReactNode) =>
         list.push({ id, title, render: () => <Suspense fallback={<p className="panel-body">Loading…</p>}>{body()}</Suspense> });
       for (const path of files) {
@@ -228,7 +233,7 @@ export function App() {
       work("agent", "Agent", () => <AgentPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
     }
     return list;
-  }, [projects, selected, files, histories, refresh, openFile, openHistory, revision, me]);
+  }, [projects, selected, laidOut, files, histories, refresh, openFile, openHistory, revision, me]);
 
   if (denied) return <AccessScreen problem={denied} />;
   if (!me) return <p className="loading">Connecting to Rho…</p>;
