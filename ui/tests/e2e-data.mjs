@@ -1,17 +1,20 @@
 // End to end of the data panels in Debian's Chromium against a real `rho`: register a 100,000-row CSV by the form, page/sort/filter it, brush and typed ranges in the scatter linked to the table, the object tree, axe and overflow at 1600 and 390.
 //
 // Run by tests/it/chromium/ui_data.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID,
-// RHO_ROWS (rows of big.csv, written by the test as described in rowOf), RHO_ARTIFACTS.
+// RHO_ROWS (rows of big.csv, written by the test as described in rowOf), RHO_PROJECT_DIR, RHO_ARTIFACTS.
+// The copied R and pandas code is run for real (ui/tests/setup.sh installs dplyr and pandas).
 // Prints one JSON line of facts; exits 1 on any failure.
 import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
+import { runDplyr, runPandas } from "./support/runcode.mjs";
 
 const url = need("RHO_URL");
 const projectId = need("RHO_PROJECT_ID");
 const ROWS = Number(need("RHO_ROWS"));
 const artifacts = need("RHO_ARTIFACTS");
+const projectDir = need("RHO_PROJECT_DIR");
 mkdirSync(artifacts, { recursive: true });
 
 function need(name) {
@@ -75,6 +78,46 @@ function watch(page, name) {
   page.on("console", (m) => {
     if (/Content Security Policy|Refused to/.test(m.text())) failures.push(`${name}: CSP: ${m.text()}`);
   });
+}
+
+/**
+ * Multi-column sort (a click on group, Shift+click twice on x: group ascending, then x descending)
+ * over the n = 5 filter; the copied R and pandas code, run for real on big.csv, end with the rows
+ * the page shows, in order. Leaves the table sorted by x descending alone, as it found it.
+ */
+async function multiSortAndRunTheCode(page, xHead, n5) {
+  const groupHead = page.getByRole("columnheader", { name: /^group/ });
+  await groupHead.click();
+  await xHead.click({ modifiers: ["Shift"] });
+  await xHead.click({ modifiers: ["Shift"] });
+  const byGroup = [...n5].sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : b.x - a.x));
+  await until("sorted by group, then x descending", async () => (await status(page)).includes("sorted by group ascending, then x descending"));
+  await until("the rows in group, x order", async () => (await shownKeys(page)).join() === byGroup.slice(0, (await shownKeys(page)).length).map((r) => r.id).join());
+  check((await groupHead.getAttribute("aria-sort")) === "ascending", "the first sort key is the sorted header");
+  const shown = await shownKeys(page);
+  facts.multisort_shown = shown.length;
+  await page.screenshot({ path: join(artifacts, "data-multisort-1600.png") });
+  check(shown.length >= 5, `the page shows rows: ${shown.length}`);
+  for (const [lang, button, run] of [
+    ["R", "Copy as R (dplyr)", runDplyr],
+    ["Python", "Copy as Python (pandas)", runPandas],
+  ]) {
+    await page.getByRole("button", { name: button }).click();
+    await until(`the ${lang} code shown`, async () => new RegExp(`${lang} code`).test((await page.locator(".code-copy [role=status]").textContent()) ?? ""));
+    const code = (await page.getByTestId("code").textContent()) ?? "";
+    let keys = [];
+    try {
+      keys = run(code, projectDir, "id");
+    } catch (e) {
+      failures.push(`the ${lang} code did not run: ${e.stderr ?? e.message}\n${code}`);
+    }
+    facts[`code_rows_${lang}`] = keys.length;
+    check(keys.length === n5.length, `the ${lang} code ends with ${keys.length} rows, the page says ${n5.length}`);
+    check(keys.slice(0, shown.length).join() === shown.join(), `the ${lang} code's first rows are the page's: ${keys.slice(0, 5)} vs ${shown.slice(0, 5)}`);
+  }
+  await xHead.click();
+  await xHead.click();
+  await until("x descending alone again", async () => (await xHead.getAttribute("aria-sort")) === "descending" && !(await status(page)).includes("sorted by"));
 }
 
 const rowCount = (page) => page.locator('[role="grid"] [role="row"]').count();
@@ -185,6 +228,7 @@ try {
   check(facts.clipboard_matches, "the clipboard holds the pandas code");
   await page.screenshot({ path: join(artifacts, "data-table-1600.png") });
   await axe(page, "table_1600");
+  await multiSortAndRunTheCode(page, xHead, n5);
   await page.getByRole("button", { name: /^Remove filter n = 5/ }).click();
   await xHead.click();
   await until("unsorted again", async () => (await xHead.getAttribute("aria-sort")) === "none" && (await status(page)).startsWith(`${ROWS.toLocaleString("en")} rows`));

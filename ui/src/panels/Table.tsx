@@ -7,6 +7,7 @@ import { ApiError } from "../api/errors";
 import type { FilterSpec, ResourceView, SortSpec, TableDecl } from "../api/types";
 import { Cell, numeric } from "../data/cells";
 import { toDplyr, toPandas } from "../data/codegen";
+import { nextSort, sortRank } from "../data/sort";
 import { FilterBar } from "../data/FilterBar";
 import { PageCache } from "../data/pageCache";
 import { select, useSelection } from "../data/selection";
@@ -93,10 +94,7 @@ export function TablePanel({ projectId, resource, onPlot }: TableParams) {
     void select(projectId, namespace, [...next]).catch(() => undefined);
   };
 
-  const cycleSort = (name: string) => {
-    const now = sort.find((s) => s.column === name);
-    setSort(!now ? [{ column: name, descending: false }] : !now.descending ? [{ column: name, descending: true }] : []);
-  };
+  const cycleSort = (name: string, add: boolean) => setSort((s) => nextSort(s, name, add));
 
   const move = (row: number, col: number) => {
     const r = Math.max(-1, Math.min(total - 1, row));
@@ -123,7 +121,7 @@ export function TablePanel({ projectId, resource, onPlot }: TableParams) {
       " ": () => (row >= 0 ? toggle(cache.row(row)?.key) : undefined),
       Enter: () => {
         const c = columns[col];
-        if (row < 0 && c) cycleSort(c.name);
+        if (row < 0 && c) cycleSort(c.name, e.shiftKey);
         else if (row >= 0) toggle(cache.row(row)?.key);
       },
     };
@@ -149,8 +147,13 @@ export function TablePanel({ projectId, resource, onPlot }: TableParams) {
 
   const problems = problemsOf(cache.error);
   const sortOf = (name: string): "ascending" | "descending" | "none" => {
-    const s = sort.find((x) => x.column === name);
+    // aria-sort names the first key only (ARIA: one sorted header at a time); the status lists them all.
+    const s = sortRank(sort, name) === 1 ? sort[0] : undefined;
     return s ? (s.descending ? "descending" : "ascending") : "none";
+  };
+  const arrow = (name: string) => {
+    const k = sort.find((x) => x.column === name);
+    return k ? (k.descending ? " ▼" : " ▲") : "";
   };
   const width = cols.getTotalSize();
   const focusShown = colItems.some((c) => c.index === focus.col) && (focus.row === -1 || items.some((r) => r.index === focus.row));
@@ -159,7 +162,9 @@ export function TablePanel({ projectId, resource, onPlot }: TableParams) {
       ? cache.error
         ? "Could not read the table"
         : "Reading the table…"
-      : `${cache.total.toLocaleString("en")} rows${effective.length > 0 ? " match" : ""} · ${selected.size.toLocaleString("en")} selected${namespace ? ` (${namespace} keys)` : ""}`;
+      : `${cache.total.toLocaleString("en")} rows${effective.length > 0 ? " match" : ""} · ${selected.size.toLocaleString("en")} selected${namespace ? ` (${namespace} keys)` : ""}${
+          sort.length > 1 ? ` · sorted by ${sort.map((k) => `${k.column} ${k.descending ? "descending" : "ascending"}`).join(", then ")}` : ""
+        }`;
 
   return (
     <div className="table-panel">
@@ -247,15 +252,18 @@ export function TablePanel({ projectId, resource, onPlot }: TableParams) {
                   tabIndex={focus.row === -1 && focus.col === c.index ? 0 : -1}
                   className={numeric(col) ? "grid-cell head num" : "grid-cell head"}
                   style={{ left: c.start, width: c.size, height: HEAD_H }}
-                  onClick={() => {
+                  onClick={(e) => {
                     move(-1, c.index);
-                    cycleSort(col.name);
+                    cycleSort(col.name, e.shiftKey);
                   }}
-                  title={`${col.name}: ${col.type}${col.name === keyColumn ? ", the key" : ""}. Enter sorts.`}
+                  title={`${col.name}: ${col.type}${col.name === keyColumn ? ", the key" : ""}. Enter sorts; Shift+Enter adds it as the next sort key.`}
                 >
                   {col.name}
                   <span className="muted small"> {col.type}</span>
-                  <span aria-hidden="true">{sortOf(col.name) === "ascending" ? " ▲" : sortOf(col.name) === "descending" ? " ▼" : ""}</span>
+                  <span aria-hidden="true">
+                    {arrow(col.name)}
+                    {sort.length > 1 && sortRank(sort, col.name) > 0 ? sortRank(sort, col.name) : ""}
+                  </span>
                 </div>
               );
             })}
