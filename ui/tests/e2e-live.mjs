@@ -195,6 +195,11 @@ try {
   await until("tab B shows the restored text", async () => (await editorText(b)) === markedText);
   await a.getByRole("tab", { name: file, exact: true }).click();
   await until("tab A shows the restored text", async () => (await editorText(a)) === markedText);
+  // The History panel is part of the remembered layout: a reload brings it back.
+  await a.reload();
+  await until("the History panel is restored after a reload", async () => (await a.getByRole("tab", { name: /^History/ }).count()) === 1);
+  await a.getByRole("tab", { name: file, exact: true }).click();
+  await until("tab A shows the text after the reload", async () => (await editorText(a)) === markedText);
   await a.setViewportSize({ width: 390, height: 844 });
   await a.getByRole("tab", { name: /^History/ }).click();
   await a.getByRole("heading", { name: /^History of/ }).waitFor();
@@ -211,7 +216,8 @@ try {
   await p.goto(pairLink);
   await p.getByTestId("who").waitFor({ timeout: 15000 });
   const who = await p.getByTestId("who").textContent();
-  check(who.includes("Paired tab") && who.includes(pairFolder), `the paired tab says its scope: ${who}`);
+  check(who.includes("Paired tab") && who.includes(`project ${pairFolder} only`), `the paired tab says its scope: ${who}`);
+  check(!who.includes("/"), `the paired tab is not shown where the folder is on this computer: ${who}`);
   const listed = await p.evaluate(async () => {
     const r = await fetch("/api/v2/project.list", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     return (await r.json()).value.projects.map((x) => x.id);

@@ -29,12 +29,14 @@ const layoutKey = (projectId: string) => `rho.layout.${projectId}`;
 interface Saved {
   files: string[];
   active: string;
+  /** The History panels open (files whose past versions show); absent in layouts saved before them. */
+  histories?: string[];
 }
 
 function load(projectId: string): Saved | null {
   try {
     const v = JSON.parse(localStorage.getItem(layoutKey(projectId)) ?? "null") as Saved | null;
-    return v && Array.isArray(v.files) ? v : null;
+    return v && Array.isArray(v.files) ? { ...v, histories: Array.isArray(v.histories) ? v.histories : [] } : null;
   } catch {
     return null;
   }
@@ -70,6 +72,7 @@ export function App() {
   // the remembered editor is the first panel of its group (not Runs or Agent, which would
   // mount first and hold up the first render).
   const [laidOut, setLaidOut] = useState<string | null>(null);
+  const [histories, setHistories] = useState<string[]>([]);
   const [live, setLive] = useState(false);
   const [revision, setRevision] = useState(0);
   useF6();
@@ -110,10 +113,12 @@ export function App() {
     setLaidOut(selected);
     if (saved) {
       setFiles(saved.files);
+      setHistories(saved.histories ?? []);
       setActive(saved.active);
       return;
     }
     setFiles([]);
+    setHistories([]);
     setActive("projects");
     call("project.entries", { projectId: selected }).then(
       (r) => {
@@ -128,8 +133,8 @@ export function App() {
   }, [selected]);
 
   useEffect(() => {
-    if (selected) localStorage.setItem(layoutKey(selected), JSON.stringify({ files, active }));
-  }, [selected, files, active]);
+    if (selected && laidOut === selected) localStorage.setItem(layoutKey(selected), JSON.stringify({ files, active, histories }));
+  }, [selected, laidOut, files, active, histories]);
 
   useEffect(() => {
     if (!selected) return;
@@ -156,7 +161,6 @@ export function App() {
     setActive(`file:${path}`);
   }, []);
 
-  const [histories, setHistories] = useState<string[]>([]);
   const openHistory = useCallback((path: string) => {
     setHistories((h) => (h.includes(path) ? h : [...h, path]));
     setActive(`history:${path}`);
@@ -243,7 +247,10 @@ export function App() {
         <h1>Rho</h1>
         <span className="project">{project ? project.name : "No project open"}</span>
         <span className="who" data-testid="who">
-          {me.kind === "local" ? "Local browser (this computer's user), all projects" : `Paired tab, ${me.folder ? `folder ${me.folder} only` : "all projects"}`}
+          {me.kind === "local"
+            ? "Local browser (this computer's user), all projects"
+            : // A paired tab is told its project by name, never the folder's place on this computer.
+              `Paired tab, ${me.folder ? (project ? `project ${project.name} only` : "one project only") : "all projects"}`}
         </span>
         <span className={live ? "live on" : "live"} role="status">
           {live ? "Live" : "Reconnecting…"}
