@@ -1,4 +1,4 @@
-// End to end in Debian's Chromium against a real `rho`: open the project, type, an Agent edit shows live, axe, overflow, the access screen.
+// End to end in Debian's Chromium against a real `rho`: open the project, type, an Agent edit shows live, axe, overflow at 1600, 700 and 390 and across a resize, the access screen.
 //
 // Run by tests/it/chromium/ui.rs with the pinned Node. Environment: RHO_URL (http://127.0.0.1:PORT),
 // RHO_PROJECT_ID, RHO_AGENT_TOKEN (a real grant's bearer), RHO_FILE (the script to edit),
@@ -160,6 +160,31 @@ try {
   await page.setViewportSize({ width: 1600, height: 900 });
   await page.locator(".dv-groupview").first().waitFor();
   check((await page.locator(".dv-groupview").count()) >= 2, "dockview again after 390 -> 1600");
+
+  // A resize pass, 1600 -> 700 -> 1600: below 768 px one tab strip whose panels still work (the
+  // editor shows the buffer, the files list opens), no horizontal overflow; back at 1600 the same
+  // groups with the same tabs as before.
+  const groupsOf = () =>
+    page.evaluate(() => [...document.querySelectorAll(".dv-groupview")].map((g) => [...g.querySelectorAll(".dv-tab")].map((t) => t.textContent?.trim()).join("|")));
+  await until("the docked groups settle at 1600", async () => (await groupsOf()).length >= 2);
+  const docked = await groupsOf();
+  facts.groups_1600 = docked;
+  await page.setViewportSize({ width: 700, height: 900 });
+  await page.getByRole("tablist", { name: "Open panels" }).waitFor();
+  await page.getByRole("tab", { name: file }).click();
+  await until("the editor shows the buffer at 700 px", async () => (await content.textContent()).includes("read.csv"));
+  await noOverflow(page, "700");
+  await page.screenshot({ path: join(artifacts, "app-700x900.png") });
+  await page.getByRole("tab", { name: "Projects" }).click();
+  await page.getByRole("button", { name: /^analysis\.R/ }).click();
+  await until("the file opens from the list at 700 px", async () => (await page.getByRole("tab", { name: file, selected: true }).count()) === 1);
+  await noOverflow(page, "700_files");
+  await axe(page, "700");
+  await page.setViewportSize({ width: 1600, height: 900 });
+  await until("the same groups and tabs again at 1600 px", async () => JSON.stringify(await groupsOf()) === JSON.stringify(docked));
+  facts.groups_after_resize = await groupsOf();
+  await noOverflow(page, "1600_after_resize");
+  await until("the editor still shows the buffer after the resize", async () => (await content.textContent()).includes("read.csv"));
 
   // A bad pairing cookie gets the access screen, never a silent widening.
   const bad = await browser.newContext({ viewport: { width: 1600, height: 900 } });
