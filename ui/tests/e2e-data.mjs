@@ -326,6 +326,20 @@ try {
   await page.screenshot({ path: join(artifacts, "data-problems-1600.png") });
   await axe(page, "problems_1600");
 
+  // Any registered file also opens as text (here the table, then the object), and back.
+  const asText = (what) => page.locator(".as-text .cm-content").textContent().then((t) => (t ?? "").includes(what));
+  await page.getByRole("button", { name: "Open as text", exact: true }).click();
+  await until("bad.csv as text in the editor", () => asText("b,x"));
+  await page.screenshot({ path: join(artifacts, "data-as-text-1600.png") });
+  await axe(page, "as_text_1600");
+  await page.getByRole("button", { name: "Back to the table" }).click();
+  await until("bad.csv's table again", async () => /row 2, column n/.test((await problem.textContent()) ?? ""));
+  await page.getByRole("tab", { name: "fit.json", exact: true }).click();
+  await page.getByRole("button", { name: "Open as text", exact: true }).click();
+  await until("fit.json as text in the editor", () => asText("summary.lm"));
+  await page.getByRole("button", { name: "Back to the object" }).click();
+  await tree.waitFor();
+
   // 390 px: the tab strip; the table still virtual, no horizontal overflow, axe clean.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole("tab", { name: "big.csv", exact: true }).click();

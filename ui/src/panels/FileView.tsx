@@ -66,9 +66,9 @@ export function FileView({ projectId, entry, revision, editor, onOpen }: FileVie
     );
   }
   if (table && !asText) {
-    return <TablePanel key={`${table.id}:${table.version}`} projectId={projectId} resource={table} onPlot={() => onOpen(`${PLOT}${path}`)} />;
+    return <TablePanel key={`${table.id}:${table.version}`} projectId={projectId} resource={table} onPlot={() => onOpen(`${PLOT}${path}`)} onText={() => setAsText(true)} />;
   }
-  if (resource && resource.kind === "object" && !asText) return <ObjectPanel key={`${resource.id}:${resource.version}`} projectId={projectId} resource={resource} />;
+  if (resource && resource.kind === "object" && !asText) return <ObjectPanel key={`${resource.id}:${resource.version}`} projectId={projectId} resource={resource} onText={() => setAsText(true)} />;
   if (/\.csv$/i.test(path) && !asText) {
     return (
       <div className="table-panel">
@@ -79,6 +79,22 @@ export function FileView({ projectId, entry, revision, editor, onOpen }: FileVie
           </button>
         </div>
         <RegisterTablePanel projectId={projectId} path={path} onRegistered={(r) => setResource(r)} />
+      </div>
+    );
+  }
+  if (asText && resource && (table || resource.kind === "object")) {
+    // A registered file read as text: the editor on its bytes, and the way back to its viewer.
+    return (
+      <div className="as-text">
+        <div className="toolbar">
+          <span className="status">
+            {path} as text (registered as {table ? "a table" : "an object"})
+          </span>
+          <button type="button" onClick={() => setAsText(false)}>
+            Back to the {table ? "table" : "object"}
+          </button>
+        </div>
+        {editor(path)}
       </div>
     );
   }

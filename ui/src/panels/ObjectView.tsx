@@ -8,6 +8,8 @@ import { childPointer, flatten, type TreeRow } from "../data/jsonTree";
 export interface ObjectParams {
   projectId: string;
   resource: ResourceView;
+  /** Opens the same file in the editor as text. */
+  onText?: () => void;
 }
 
 function Scalar({ value }: { value: unknown }) {
@@ -16,7 +18,7 @@ function Scalar({ value }: { value: unknown }) {
   return <span className="json-lit">{JSON.stringify(value)}</span>;
 }
 
-export function ObjectPanel({ projectId, resource }: ObjectParams) {
+export function ObjectPanel({ projectId, resource, onText }: ObjectParams) {
   const id = useId();
   const [pointer, setPointer] = useState("");
   const [typed, setTyped] = useState("");
@@ -103,6 +105,11 @@ export function ObjectPanel({ projectId, resource }: ObjectParams) {
         <span className="status" role="status">
           {reply ? `${reply.classes.join(", ") || "object"} · ${pointer === "" ? "the whole value" : `at ${pointer}`} · ${reply.bytes.toLocaleString("en")} bytes` : "Reading…"}
         </span>
+        {onText && (
+          <button type="button" onClick={onText}>
+            Open as text
+          </button>
+        )}
         <form
           className="row"
           onSubmit={(e) => {

@@ -21,6 +21,8 @@ export interface TableParams {
   resource: ResourceView & { table: TableDecl };
   /** Opens a scatter of this table (the person picks the columns there). */
   onPlot?: () => void;
+  /** Opens the same file in the editor as text. */
+  onText?: () => void;
 }
 
 interface Problem {
@@ -35,7 +37,7 @@ function problemsOf(e: unknown): Problem[] | null {
   return Array.isArray(p) ? (p as Problem[]) : null;
 }
 
-export function TablePanel({ projectId, resource, onPlot }: TableParams) {
+export function TablePanel({ projectId, resource, onPlot, onText }: TableParams) {
   const id = useId();
   const table = resource.table;
   const columns = table.columns;
@@ -187,6 +189,11 @@ export function TablePanel({ projectId, resource, onPlot }: TableParams) {
         {onPlot && (
           <button type="button" onClick={onPlot}>
             Scatter plot…
+          </button>
+        )}
+        {onText && (
+          <button type="button" onClick={onText}>
+            Open as text
           </button>
         )}
       </div>
