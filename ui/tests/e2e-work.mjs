@@ -1,7 +1,7 @@
 // End to end in Debian's Chromium against a real `rho`: the work panels (Runs, Agent, Media), axe and overflow at 1600 and 390.
 //
 // Run by tests/it/chromium/ui_work.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID, RHO_AGENT_TOKEN
-// (a real grant of session claude-code), RHO_PROJECT_DIR, RHO_ARTIFACTS. The project holds analysis.R
+// (a real grant of session claude-code), RHO_OPERATOR_TOKEN (to make a grant that expires), RHO_PROJECT_DIR, RHO_ARTIFACTS. The project holds analysis.R
 // (prints six lines half a second apart) and report.pdf (two pages). Prints one JSON line of facts;
 // exits 1 on any failure.
 import { existsSync, mkdirSync } from "node:fs";
@@ -27,6 +27,8 @@ const until = (what, f, ms = 20000) => waitFor(what, f, ms);
 
 /** One call as the Agent, through its real grant; a refusal throws with its `code`. */
 const agent = agentCaller(url, token, projectId);
+/** The operator's token (as `rho --grant` uses it), to make a grant that expires during the test. */
+const operatorToken = need("RHO_OPERATOR_TOKEN");
 
 /** Brings a panel forward: a dockview tab at 1600, a strip tab at 390. */
 async function show(page, title) {
@@ -134,6 +136,22 @@ try {
   await axe(page, "agent_1600");
   await noOverflow(page, "agent_1600");
   await page.screenshot({ path: join(artifacts, "agent-1600x900.png") });
+
+  // A grant that expires while the panel is open is announced (role=status), not silently dropped.
+  const expiresAt = new Date(Date.now() + 8000).toISOString();
+  const granted = await fetch(`${url}/api/v2/session.grant`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${operatorToken}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ projectId, session: "short-lived", expiresAt }),
+  }).then((r) => r.json());
+  check(granted.ok, `the short grant: ${JSON.stringify(granted.error ?? null)}`);
+  await until("the short grant is listed", async () => (await page.getByTestId("agent-short-lived").count()) === 1, 15000);
+  const expiry = page.getByTestId("expiry-note");
+  check((await expiry.getAttribute("role")) === "status", "the expiry note is a status region");
+  await until("the expiry is announced", async () => /has expired at .*no longer works/.test(await expiry.textContent()), 30000);
+  facts.expiry_note = await expiry.textContent();
+  facts.expiry_announced_late_ms = Date.now() - Date.parse(expiresAt);
+  await page.screenshot({ path: join(artifacts, "agent-expired-1600x900.png") });
 
   // 390 px: each work panel in the strip, no overflow, axe.
   await page.setViewportSize({ width: 390, height: 844 });

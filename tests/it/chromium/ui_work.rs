@@ -49,7 +49,21 @@ fn the_work_panels_run_a_buffer_draw_a_pdf_rectangle_and_revoke_a_grant() {
     assert_eq!(code, 0, "{stderr}");
     let token = env.token("claude-code");
     let artifacts = browser::artifacts("work");
-    let facts = browser::run_e2e("e2e-work.mjs", &env, &token, &artifacts, &[]);
+    let operator = env.service.token();
+    let facts = browser::run_e2e(
+        "e2e-work.mjs",
+        &env,
+        &token,
+        &artifacts,
+        &[("RHO_OPERATOR_TOKEN", &operator)],
+    );
+    assert!(
+        facts["facts"]["expiry_note"]
+            .as_str()
+            .is_some_and(|n| n.contains("has expired")),
+        "{}",
+        facts["facts"]
+    );
     for size in ["1600", "390"] {
         for panel in ["runs", "agent", "media"] {
             assert_eq!(

@@ -1,15 +1,16 @@
 //! The Agent panel: connecting an Agent, the Agents with access (revocable), the activity feed live, and the bindings.
 
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { call } from "../api/client";
 import { onWork } from "../work/bus";
 import { Connect } from "../work/Connect";
+import { expiredAt, expiryNote, untilNextExpiry } from "../work/expiry";
 import type { ActivityView, AgentView, BindingOut } from "../work/ops";
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const FEED = 200;
 
-function Agents({ projectId, agents, onChanged }: { projectId: string; agents: AgentView[]; onChanged: () => void }) {
+function Agents({ projectId, agents, expired, onChanged }: { projectId: string; agents: AgentView[]; expired: string | null; onChanged: () => void }) {
   const [note, setNote] = useState<string | null>(null);
   const revoke = async (session: string) => {
     try {
@@ -26,12 +27,15 @@ function Agents({ projectId, agents, onChanged }: { projectId: string; agents: A
       <p role="status" className="note" data-testid="agents-note">
         {note ?? (agents.length === 0 ? "No Agent has access to this project." : `${agents.length} with access.`)}
       </p>
+      <p role="status" className="note" data-testid="expiry-note">
+        {expired}
+      </p>
       <ul className="agents">
         {agents.map((a) => (
           <li key={a.session} data-testid={`agent-${a.session}`}>
             <strong>{a.label || a.session}</strong> <span className="muted">({a.principal})</span>
             <div className="muted">
-              {a.methods.length} methods, expires {new Date(a.expiresAt).toLocaleString()};{" "}
+              {a.methods.length} methods, {Date.parse(a.expiresAt) <= Date.now() ? "expired" : "expires"} {new Date(a.expiresAt).toLocaleString()};{" "}
               {a.latestCall ? `latest call ${a.latestCall.method} (${a.latestCall.outcome}${a.latestCall.code ? `, ${a.latestCall.code}` : ""}) at ${new Date(a.latestCall.time).toLocaleTimeString()}` : "no call yet"}.
             </div>
             <details>
@@ -120,6 +124,9 @@ export function AgentPanel({ projectId, paired }: { projectId: string; paired: b
   const [records, setRecords] = useState<ActivityView[]>([]);
   const [revision, setRevision] = useState(0);
   const [error, setError] = useState<string | null>(null);
+  const [expired, setExpired] = useState<string | null>(null);
+  // Sessions whose expiry was announced (each once), so an expired grant still listed re-arms no timer.
+  const announced = useRef(new Set<string>());
 
   const refresh = useCallback(() => {
     call("observation.snapshot", { projectId }).then(
@@ -145,6 +152,20 @@ export function AgentPanel({ projectId, paired }: { projectId: string; paired: b
     });
   }, [refresh]);
 
+  // A timer on the next expiresAt: when a grant expires the panel says so (role=status) and re-reads.
+  useEffect(() => {
+    const waiting = agents.filter((a) => !announced.current.has(`${a.session}@${a.expiresAt}`));
+    const wait = untilNextExpiry(waiting, Date.now());
+    if (wait === null) return;
+    const timer = setTimeout(() => {
+      const now = expiredAt(waiting, Date.now());
+      for (const a of now) announced.current.add(`${a.session}@${a.expiresAt}`);
+      if (now.length > 0) setExpired(expiryNote(now));
+      refresh();
+    }, wait + 100);
+    return () => clearTimeout(timer);
+  }, [agents, refresh]);
+
   if (paired) {
     return (
       <div className="panel-body">
@@ -157,7 +178,7 @@ export function AgentPanel({ projectId, paired }: { projectId: string; paired: b
     <div className="panel-body agent">
       {error && <p role="alert">{error}</p>}
       <Connect projectId={projectId} onConnected={refresh} />
-      <Agents projectId={projectId} agents={agents} onChanged={refresh} />
+      <Agents projectId={projectId} agents={agents} expired={expired} onChanged={refresh} />
       <Activity records={records} />
       <Bindings projectId={projectId} revision={revision} />
     </div>
