@@ -32,6 +32,8 @@ export function Connect({ projectId, onConnected }: { projectId: string; onConne
   const [error, setError] = useState<string | null>(null);
   const [connected, setConnected] = useState<ConnectReply | null>(null);
   const [busy, setBusy] = useState(false);
+  // Bumped by a connect, so the instructions say the grant the connect made.
+  const [granted, setGranted] = useState(0);
 
   useEffect(() => {
     let live = true;
@@ -45,13 +47,14 @@ export function Connect({ projectId, onConnected }: { projectId: string; onConne
       live = false;
       clearTimeout(t);
     };
-  }, [projectId, session]);
+  }, [projectId, session, granted]);
 
   const connect = async (agent: string) => {
     setBusy(true);
     try {
       const r = await call("session.connect", { projectId, agent });
       setConnected(r);
+      setGranted((g) => g + 1);
       onConnected();
     } catch (e) {
       setError(`Connecting ${agent} was refused: ${e instanceof Error ? e.message : String(e)}`);
