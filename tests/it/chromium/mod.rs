@@ -3,5 +3,6 @@
 mod ui;
 mod ui_connect;
 mod ui_data;
+mod ui_first;
 mod ui_live;
 mod ui_work;

@@ -105,7 +105,8 @@ export function App() {
       });
   }, [refresh]);
 
-  // A project's layout: remembered in this browser, or on a first visit its top-level script.
+  // A project's layout: remembered in this browser, or on a first visit its top-level script and,
+  // beside it, its top-level table (the example project's shape: a new user sees both at once).
   useEffect(() => {
     if (!selected) return;
     localStorage.setItem(LAST_PROJECT, selected);
@@ -123,8 +124,9 @@ export function App() {
     call("project.entries", { projectId: selected }).then(
       (r) => {
         const script = r.entries.find((e) => e.kind !== "directory" && /\.(r|py)$/i.test(e.name));
+        const table = r.entries.find((e) => e.kind !== "directory" && /\.(csv|tsv)$/i.test(e.name));
         if (script) {
-          setFiles([script.path]);
+          setFiles(table ? [script.path, table.path] : [script.path]);
           setActive(`file:${script.path}`);
         }
       },
