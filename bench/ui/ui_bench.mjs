@@ -1,0 +1,236 @@
+// The browser app's two issue-14 benchmarks, in Debian's Chromium driven by playwright-core:
+// (a) time to a usable file tree, Rho next to JupyterLab serving the same folder in the same run
+//     (goal <= 0.25x), cold (a fresh browser context: no cache, no storage) and warm (a reload);
+// (b) keystroke to durable acknowledgement in the editor next to one fdatasync on the same disk
+//     in the same run (goal: p50 within 3 ms).
+//
+// Usage (bench/ui/run.sh sets this up): node ui_bench.mjs with RHO_BIN (a release `rho`),
+// JUPYTER (the `jupyter` of a venv with jupyterlab), BENCH_DIR (a scratch folder on the disk),
+// LOADS (default 5), KEYS (default 60). Prints JSON lines, the last one the summary.
+import { spawn } from "node:child_process";
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+
+// playwright-core is the app's dev dependency: resolved from ui/ (the folder run.sh runs in).
+const { chromium } = createRequire(join(process.cwd(), "package.json"))("playwright-core");
+
+const need = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+};
+const rhoBin = need("RHO_BIN");
+const jupyter = need("JUPYTER");
+const dir = need("BENCH_DIR");
+const LOADS = Number(process.env.LOADS ?? 5);
+const KEYS = Number(process.env.KEYS ?? 60);
+const FILE = "analysis.R";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const round = (x) => Math.round(x * 100) / 100;
+const children = [];
+
+/** Starts `cmd args` and resolves with the first match of `re` in its output (stdout or stderr). */
+function start(cmd, args, env, re) {
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`${cmd} did not start: ${seen.slice(-2000)}`)), 120000);
+    const on = (b) => {
+      seen += b.toString();
+      const m = seen.match(re);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m);
+      }
+    };
+    child.stdout.on("data", on);
+    child.stderr.on("data", on);
+    child.on("exit", (code) => reject(new Error(`${cmd} exited ${code}: ${seen.slice(-2000)}`)));
+  });
+}
+
+/** The same project files for both: a script, a table and a few more, in folder `p`. */
+function writeProject(folder) {
+  mkdirSync(join(folder, "data"), { recursive: true });
+  writeFileSync(join(folder, FILE), '# Fits response ~ dose.\nd <- read.csv("data/doses.csv")\nfit <- lm(response ~ dose, data = d)\nprint(summary(fit))\n');
+  writeFileSync(join(folder, "data/doses.csv"), "dose,response\n" + Array.from({ length: 200 }, (_, i) => `${i % 10},${(i * 0.37).toFixed(2)}`).join("\n") + "\n");
+  for (let i = 0; i < 20; i++) writeFileSync(join(folder, `notes-${String(i).padStart(2, "0")}.md`), `# Note ${i}\n`);
+}
+
+async function startRho() {
+  const root = join(dir, "rho-root");
+  const state = join(dir, "rho-state");
+  mkdirSync(root, { recursive: true });
+  const m = await start(rhoBin, ["--root", root, "--state-dir", state], { RUST_LOG: "warn" }, /http:\/\/127\.0\.0\.1:(\d+)\//);
+  const url = `http://127.0.0.1:${m[1]}`;
+  await sleep(500);
+  const token = JSON.parse(readFileSync(join(state, "connection.json"), "utf8")).token;
+  const res = await fetch(`${url}/api/v2/project.create`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "p" }),
+  });
+  const env = await res.json();
+  if (!env.ok) throw new Error(`project.create: ${JSON.stringify(env.error)}`);
+  writeProject(env.value.path);
+  return { url, state, projectDir: env.value.path };
+}
+
+async function startJupyter(folder) {
+  const home = join(dir, "jupyter-home");
+  mkdirSync(home, { recursive: true });
+  const env = { HOME: home, JUPYTER_CONFIG_DIR: join(home, "config"), JUPYTER_DATA_DIR: join(home, "data"), JUPYTER_RUNTIME_DIR: join(home, "runtime") };
+  const args = ["lab", "--no-browser", "--allow-root", "--port=0", `--ServerApp.root_dir=${folder}`, "--IdentityProvider.token=", "--ServerApp.password=", "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"];
+  const m = await start(jupyter, args, env, /http:\/\/(?:localhost|127\.0\.0\.1):(\d+)\/lab/);
+  return `http://127.0.0.1:${m[1]}/lab`;
+}
+
+/** Milliseconds since navigation start until `ready(arg)` holds in the page (timed by the page, polled per frame). */
+async function timeTo(page, ready, arg) {
+  const h = await page.waitForFunction(ready, arg, { polling: "raf", timeout: 60000 });
+  return h.jsonValue();
+}
+
+// Each answers performance.now() once the file tree names the file (a function: the pages' CSP forbids eval).
+const RHO_TREE = (a) => [...document.querySelectorAll(".tree button")].some((el) => el.textContent.includes(a)) && performance.now();
+const JUPYTER_TREE = (a) => [...document.querySelectorAll(".jp-DirListing-item .jp-DirListing-itemText")].some((el) => el.textContent.includes(a)) && performance.now();
+
+/** Cold (a new context per load) and warm (reloads of one page) times to a file tree naming FILE. */
+async function treeTimes(browser, url, ready) {
+  const cold = [];
+  for (let i = 0; i < LOADS; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+    const page = await ctx.newPage();
+    await page.goto(url, { waitUntil: "commit" });
+    cold.push(await timeTo(page, ready, FILE));
+    await ctx.close();
+  }
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto(url, { waitUntil: "commit" });
+  await timeTo(page, ready, FILE);
+  await sleep(1500);
+  const warm = [];
+  for (let i = 0; i < LOADS; i++) {
+    await page.reload({ waitUntil: "commit" });
+    warm.push(await timeTo(page, ready, FILE));
+    await sleep(500);
+  }
+  await ctx.close();
+  return { cold: cold.map(Math.round), warm: warm.map(Math.round) };
+}
+
+/** Keystrokes in Rho's editor: each waits for its `document.edit` reply (a durable acknowledgement). */
+async function keystrokes(browser, url) {
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto(url);
+  const content = page.locator(".cm-content");
+  await content.waitFor({ timeout: 60000 });
+  await page.waitForFunction((f) => (document.querySelector(".cm-content")?.textContent ?? "").includes("read.csv") && f, true);
+  await page.evaluate(() => {
+    performance.setResourceTimingBufferSize(100000);
+    window.__keys = [];
+    document.addEventListener("keydown", () => window.__keys.push(performance.now()), true);
+  });
+  await content.click();
+  await page.keyboard.press("Control+End");
+  const edits = () => page.evaluate(() => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/api/v2/document.edit")).map((e) => ({ start: e.startTime, end: e.responseEnd })));
+  const keyToAck = [];
+  const sendToAck = [];
+  for (let i = 0; i < KEYS; i++) {
+    const before = (await edits()).length;
+    await page.keyboard.press("x");
+    const end = Date.now() + 10000;
+    let list = await edits();
+    while (list.length <= before && Date.now() < end) {
+      await sleep(2);
+      list = await edits();
+    }
+    if (list.length <= before) throw new Error(`keystroke ${i} was not acknowledged`);
+    const keyAt = await page.evaluate(() => window.__keys[window.__keys.length - 1]);
+    const e = list[list.length - 1];
+    keyToAck.push(e.end - keyAt);
+    sendToAck.push(e.end - e.start);
+    await sleep(20);
+  }
+  await ctx.close();
+  return { keyToAck, sendToAck };
+}
+
+/** One small write and fdatasync, `n` times, in `folder` (the disk Rho's journal is on): appended, and over a preallocated file. */
+function fdatasyncTimes(folder, n) {
+  const out = {};
+  for (const mode of ["append", "preallocated"]) {
+    const path = join(folder, `fdatasync-${mode}.bin`);
+    const fd = openSync(path, "w");
+    if (mode === "preallocated") {
+      writeSync(fd, Buffer.alloc(n * 256));
+      fdatasyncSync(fd);
+    }
+    const rec = Buffer.alloc(200, 120);
+    const t = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      writeSync(fd, rec, 0, rec.length, mode === "append" ? null : i * 256);
+      fdatasyncSync(fd);
+      t.push(performance.now() - t0);
+    }
+    closeSync(fd);
+    out[mode] = t;
+  }
+  return out;
+}
+
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+try {
+  const rho = await startRho();
+  const jupyterUrl = await startJupyter(rho.projectDir);
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  // JupyterLab builds its workspace on the first visit: one untimed visit each before timing.
+  for (const [u, r] of [
+    [`${rho.url}/`, RHO_TREE],
+    [jupyterUrl, JUPYTER_TREE],
+  ]) {
+    const ctx = await browser.newContext();
+    const p = await ctx.newPage();
+    await p.goto(u);
+    await timeTo(p, r, FILE);
+    await ctx.close();
+  }
+  const r = await treeTimes(browser, `${rho.url}/`, RHO_TREE);
+  const j = await treeTimes(browser, jupyterUrl, JUPYTER_TREE);
+  const tree = {
+    bench: "time to a usable file tree (ms since navigation start, Chromium headless 1600x900)",
+    rho: r,
+    jupyterlab: j,
+    cold_median_ms: { rho: median(r.cold), jupyterlab: median(j.cold) },
+    warm_median_ms: { rho: median(r.warm), jupyterlab: median(j.warm) },
+    cold_ratio: round(median(r.cold) / median(j.cold)),
+    warm_ratio: round(median(r.warm) / median(j.warm)),
+  };
+  console.log(JSON.stringify(tree));
+  const k = await keystrokes(browser, `${rho.url}/`);
+  const sync = fdatasyncTimes(rho.state, 200);
+  const keys = {
+    bench: "keystroke to durable acknowledgement (ms) next to one fdatasync in Rho's state folder",
+    keystrokes: KEYS,
+    key_to_ack_p50: round(quantile(k.keyToAck, 0.5)),
+    key_to_ack_p90: round(quantile(k.keyToAck, 0.9)),
+    send_to_ack_p50: round(quantile(k.sendToAck, 0.5)),
+    send_to_ack_p90: round(quantile(k.sendToAck, 0.9)),
+    fdatasync_append_p50: round(quantile(sync.append, 0.5)),
+    fdatasync_preallocated_p50: round(quantile(sync.preallocated, 0.5)),
+  };
+  keys.send_minus_fdatasync_p50 = round(keys.send_to_ack_p50 - keys.fdatasync_append_p50);
+  keys.key_minus_fdatasync_p50 = round(keys.key_to_ack_p50 - keys.fdatasync_append_p50);
+  console.log(JSON.stringify(keys));
+  console.log(JSON.stringify({ summary: true, loadavg_at_start: load, loadavg_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "), tree, keys }));
+} finally {
+  await browser.close();
+  for (const c of children) c.kill("SIGTERM");
+}
