@@ -161,3 +161,54 @@ fn startup_refuses_a_missing_core_and_malformed_repositories() {
     assert_eq!(out.status.code(), Some(2), "{}", support::text(&out.stderr));
     assert!(support::text(&out.stderr).contains("--r-repos"));
 }
+
+#[test]
+fn prepare_announces_its_phases_on_the_event_stream() {
+    let repo_dir = tempfile::tempdir().unwrap();
+    let url = local_repo(repo_dir.path(), "0.2.0");
+    let repos = json!({"cran": [url]}).to_string();
+    let e = Env::runs(&["--r-repos", &repos], &[]);
+    let query = format!("?projectId={}", e.project);
+    let mut events = support::Events::open(e.service.port(), &query, None);
+    let body =
+        json!({"changeId": "phases-1", "requirements": [{"package": "rhotiny", "source": "cran"}]});
+    let v = e.ok("requirements.prepare", body.clone());
+    assert_eq!(v["satisfied"], true, "{v}");
+    let mut phases = Vec::new();
+    while phases.last().map(String::as_str) != Some("finished") {
+        let Some((_, kind, data)) = events.next_frame() else {
+            panic!("the stream ended after {phases:?}");
+        };
+        if kind == "requirements.progress" {
+            assert_eq!(data["changeId"], "phases-1", "{data}");
+            if data["phase"] == "installing" {
+                assert_eq!(data["packages"], json!(["rhotiny"]), "{data}");
+            }
+            phases.push(data["phase"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(phases, ["checking", "installing", "rechecking", "finished"]);
+    // The same identity again is answered from the journal: no phase is announced.
+    let again = e.ok("requirements.prepare", body);
+    assert_eq!(again, v);
+    let other = e.ok(
+        "requirements.prepare",
+        json!({"changeId": "phases-2", "requirements": [{"package": "rhotiny", "source": "cran"}]}),
+    );
+    assert_eq!(other["attempted"], json!([]), "{other}");
+    let mut next: Vec<String> = Vec::new();
+    while !next.last().is_some_and(|p| p.ends_with(":finished")) {
+        let Some((_, kind, data)) = events.next_frame() else {
+            panic!("the stream ended after {next:?}");
+        };
+        if kind == "requirements.progress" {
+            next.push(format!(
+                "{}:{}",
+                data["changeId"].as_str().unwrap(),
+                data["phase"].as_str().unwrap()
+            ));
+        }
+    }
+    // Nothing to install: checking, then finished; and nothing from the repeat of phases-1.
+    assert_eq!(next, ["phases-2:checking", "phases-2:finished"]);
+}

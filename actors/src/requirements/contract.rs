@@ -148,10 +148,10 @@ pub const OPERATIONS: &[OperationSpec] = &[
         effect: Effect::Write,
         callers: ANY,
         project_scoped: true,
-        summary: "Install missing or too-old packages into the project library from the configured repositories (bounded, journaled), then recheck.",
+        summary: "Install missing or too-old packages into the project library from the configured repositories (bounded, journaled), then recheck. While it works, `requirements.progress {changeId, phase, packages}` announces each phase: checking, installing, rechecking, finished.",
         request: schema::<PrepareRequest>,
         response: reply::<PrepareReply>,
         errors: &["invalid", "not_found", "conflict", "unavailable", "limit"],
-        events: &[],
+        events: &["requirements.progress"],
     },
 ];

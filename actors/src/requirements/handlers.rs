@@ -1,5 +1,6 @@
 //! The project actor's requirements messages: the probe (`requirements.check`) and an explicit preparation.
 
+use super::announce::{announce, Phase};
 use super::entity::{PrepareOutcome, RequirementsCommand, RequirementsEntity};
 use super::install::{cut_name, install, log_tail};
 use super::model::{Probe, Repos, Requirement, Source};
@@ -138,6 +139,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
             let msg = msg.clone();
             let lib = lib.clone();
             let r = r.clone();
+            let me = me.clone();
             async move {
                 let known = child
                     .send(Query::<RequirementsEntity, _> {
@@ -150,6 +152,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                     return Ok(Plan::Done(Box::new(done)));
                 }
                 gate?;
+                announce(&me, &msg.change_id, Phase::Checking, &[]);
                 let (rs, reqs) = (r.rscript.clone(), msg.requirements.clone());
                 let now = rho_plumbing::time::now_ms();
                 let first = blocking(move || probe(rs.as_deref(), &lib, &reqs, now)).await?;
@@ -196,7 +199,9 @@ impl Handler<PrepareRequirements> for ProjectActor {
                             .clone()
                             .ok_or_else(|| ActorError::unavailable("no Rscript is available"))?;
                         let (l, p) = (lib.clone(), attempted.clone());
+                        announce(&me, &msg.change_id, Phase::Installing, &attempted);
                         let ran = blocking(move || install(&rscript, &l, &repos, &p)).await?;
+                        announce(&me, &msg.change_id, Phase::Rechecking, &attempted);
                         let reqs = msg.requirements.clone();
                         let rs = r.rscript.clone();
                         let now = rho_plumbing::time::now_ms();
@@ -234,6 +239,7 @@ impl Handler<PrepareRequirements> for ProjectActor {
                     .await
                     .map_err(|e| ActorError::internal(e.to_string()))??;
                 written(&me, &journal, finished.wait_seq).await?;
+                announce(&me, &msg.change_id, Phase::Finished, &[]);
                 finished
                     .reply
                     .ok_or_else(|| ActorError::internal("a finished preparation has no outcome"))

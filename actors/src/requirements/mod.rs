@@ -1,5 +1,6 @@
 //! Owner Requirements: declared R packages, the bounded base-R probe, explicit preparation into the project library.
 
+pub mod announce;
 pub mod contract;
 pub mod entity;
 pub mod handlers;

@@ -1,7 +1,9 @@
-//! R packages a project needs: `requirements.check` (a probe) and `requirements.prepare` (install, then recheck) with progress.
+//! R packages a project needs: `requirements.check` (a probe) and `requirements.prepare` (install, then recheck) with the phases the service announces.
 
 import { useEffect, useState } from "react";
 import { call } from "../api/client";
+import { onWork } from "./bus";
+import { phaseText } from "./phases";
 import type { ProbeReply, RequirementDecl } from "./ops";
 
 function parse(text: string): RequirementDecl[] {
@@ -41,6 +43,16 @@ export function Requirements({ projectId }: { projectId: string }) {
   const [now, setNow] = useState(0);
   const [probe, setProbe] = useState<ProbeReply | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  // The preparation in flight (its changeId) and the phase `requirements.progress` last said.
+  const [preparing, setPreparing] = useState<string | null>(null);
+  const [phase, setPhase] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!preparing) return;
+    return onWork((kind, data) => {
+      if (kind === "requirements.progress" && data["changeId"] === preparing) setPhase(phaseText(String(data["phase"]), data["packages"]));
+    });
+  }, [preparing]);
 
   useEffect(() => {
     if (!busy) return;
@@ -61,7 +73,10 @@ export function Requirements({ projectId }: { projectId: string }) {
     try {
       if (what === "check") setProbe(await call("requirements.check", { projectId, requirements }));
       else {
-        const r = await call("requirements.prepare", { projectId, changeId: `prepare-${crypto.randomUUID()}`, requirements });
+        const changeId = `prepare-${crypto.randomUUID()}`;
+        setPreparing(changeId);
+        setPhase(null);
+        const r = await call("requirements.prepare", { projectId, changeId, requirements });
         setProbe(r.check);
         setNote(r.satisfied ? `Prepared (${r.attempted.join(", ") || "nothing to install"}).` : `Not prepared${r.interrupted ? " (interrupted)" : ""}; exit ${r.exitCode ?? "none"}.`);
       }
@@ -69,6 +84,8 @@ export function Requirements({ projectId }: { projectId: string }) {
       setNote(`${what === "check" ? "Check" : "Prepare"} refused: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       setBusy(null);
+      setPreparing(null);
+      setPhase(null);
     }
   };
 
@@ -88,7 +105,7 @@ export function Requirements({ projectId }: { projectId: string }) {
       <div role="status">
         {busy && (
           <>
-            <progress aria-label={busy === "check" ? "Checking" : "Installing"} /> {busy === "check" ? "Checking" : "Installing into the project's library"}… {Math.round((now - since) / 1000)} s
+            <progress aria-label={busy === "check" ? "Checking" : "Installing"} /> {busy === "check" ? "Checking" : (phase ?? "Preparing")}… {Math.round((now - since) / 1000)} s
           </>
         )}
         {note}
