@@ -1,9 +1,10 @@
-// End to end in Debian's Chromium against a real `rho`: open the project, type, an Agent edit shows live, axe, overflow at 1600, 700 and 390 and across a resize, the access screen.
+// End to end in Debian's Chromium against a real `rho`: open the project, type, an Agent edit shows live, axe, overflow at 1600, 700 and 390 and across a resize, a dropped event stream catching up, the access screen.
 //
 // Run by tests/it/chromium/ui.rs with the pinned Node. Environment: RHO_URL (http://127.0.0.1:PORT),
 // RHO_PROJECT_ID, RHO_AGENT_TOKEN (a real grant's bearer), RHO_FILE (the script to edit),
 // RHO_PROJECT_DIR (its folder, to check saves and change the file behind Rho's back),
 // RHO_ARTIFACTS (screenshots go there). Prints one JSON line of facts; exits 1 on any failure.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -185,6 +186,33 @@ try {
   facts.groups_after_resize = await groupsOf();
   await noOverflow(page, "1600_after_resize");
   await until("the editor still shows the buffer after the resize", async () => (await content.textContent()).includes("read.csv"));
+
+  // A dropped connection (the service's end of every connection to its port reset with `ss -K`):
+  // the stream errors and the browser reconnects by itself with Last-Event-ID; an Agent edit
+  // made while it was down shows after the reconnect, without a reload. The Agent then takes its
+  // line out again, so the buffer ends as the test expects.
+  const offline = "# written while the stream was down\n";
+  const port = new URL(url).port;
+  // The live indicator is watched, so the test knows the stream really dropped.
+  await page.evaluate(() => {
+    window.__dropped = false;
+    const live = document.querySelector("header .live");
+    new MutationObserver(() => {
+      if (live?.textContent === "Reconnecting…") window.__dropped = true;
+    }).observe(live, { childList: true, characterData: true, subtree: true });
+  });
+  execFileSync("ss", ["-K", "-tn", `( sport = :${port} )`], { stdio: "ignore" });
+  await agentEdit(offline);
+  const back = Date.now();
+  await until("the tab saw its stream drop", () => page.evaluate(() => window.__dropped === true), 10000);
+  await until("the edit made while the stream was down shows after it reconnects", async () => (await content.textContent()).includes(offline.trim()), 20000);
+  facts.caught_up_after_drop_ms = Date.now() - back;
+  await until("the tab is live again", async () => (await page.locator("header .live.on").count()) === 1);
+  const doc = await agent("document.open", { path: file });
+  const now = await agent("document.read", { documentId: doc.id });
+  check(now.text.startsWith(offline), "the edit made while the stream was down is first in the buffer");
+  await agent("document.edit", { documentId: doc.id, expectedVersion: now.version, changeId: `e2e-drop-out-${Date.now()}`, edits: [{ start: 0, end: offline.length, text: "" }] });
+  await until("the tab shows the line taken out", async () => !(await content.textContent()).includes(offline.trim()));
 
   // A bad pairing cookie gets the access screen, never a silent widening.
   const bad = await browser.newContext({ viewport: { width: 1600, height: 900 } });
