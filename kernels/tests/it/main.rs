@@ -9,4 +9,5 @@
 mod core_cli;
 mod host_lifecycle;
 mod host_runs;
+mod notebook_r;
 mod support;

@@ -1,0 +1,1 @@
+"""The Python runner inspection half (comes with the runner)."""
