@@ -12,7 +12,9 @@ local({
   cur_cell <- 0
   pipe <- file(args[[1]], open = "r", blocking = TRUE, raw = TRUE)
 
+  answered <- FALSE
   emit <- function(x) {
+    if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
     seq_no <<- seq_no + 1L
     json <- jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", na = "null", digits = NA)
     cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "")
@@ -164,9 +166,17 @@ local({
     if (!nzchar(line)) next
     cmd <- tryCatch(jsonlite::fromJSON(line, simplifyVector = FALSE), error = function(e) NULL)
     if (is.null(cmd)) next
+    answered <- FALSE
     tryCatch({
       if (identical(cmd$op, "run")) run_cell(cmd$cell, cmd$code)
       else if (identical(cmd$op, "inspect")) inspect_cmd(cmd)
     }, interrupt = function(i) NULL)
+    # An interrupt outside the cell's own handler (while it was set up or listed) still ends it.
+    if (!answered && identical(cmd$op, "run")) {
+      emit(list(t = "end", cell = cmd$cell, outcome = "interrupted", variables = list(names = I(character(0)),
+        omitted = 0), defined = I(character(0)), removed = NULL))
+    } else if (!answered && identical(cmd$op, "inspect")) {
+      emit(list(t = "inspect", id = cmd$id, ok = FALSE, error = "interrupted", message = "interrupted"))
+    }
   }
 })

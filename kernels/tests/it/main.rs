@@ -9,5 +9,8 @@
 mod core_cli;
 mod host_lifecycle;
 mod host_runs;
+mod notebook_life;
+mod notebook_plots;
+mod notebook_py;
 mod notebook_r;
 mod support;
