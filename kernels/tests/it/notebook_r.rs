@@ -106,3 +106,31 @@ fn listing_two_hundred_values_is_fast() {
         "a cell with 200 listed values took {best:?}"
     );
 }
+
+#[test]
+fn output_past_max_output_bytes_is_counted_not_kept() {
+    let limits = rho_kernels::notebook::RuntimeLimits {
+        max_output_bytes: 1000,
+        ..Default::default()
+    };
+    let mut s = Live::start_with(Language::R, limits);
+    let c = s.run("for (i in 1:100) cat(strrep('x', 99), '\\n', sep = '')");
+    assert_eq!(c.text().len(), 1000);
+    let cut: Vec<u64> = c
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            rho_kernels::notebook::SessionEvent::OutputCut { omitted_bytes, .. } => {
+                Some(*omitted_bytes)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cut, vec![9000]);
+    let c = s.run("cat('next\\n')");
+    assert_eq!(
+        c.text(),
+        "next\n",
+        "the next cell starts with its own budget"
+    );
+}
