@@ -31,6 +31,17 @@ resolve <- function(expr) {
   stop("not a value's path: use names, $name, @slot and [[position]]")
 }
 
+# JSON string literals for a character vector (NA is null): base R's encodeString where its
+# escapes are JSON's (a UTF-8 locale, no control characters but tab and newlines), else jsonlite.
+json_strings <- function(s) {
+  out <- encodeString(s, quote = '"')
+  out[is.na(s)] <- "null"
+  odd <- !is.na(s) & (!validUTF8(s) | grepl("[\001-\010\013\014\016-\037\177]", s))
+  if (!isTRUE(l10n_info()[["UTF-8"]])) odd <- !is.na(s)
+  if (any(odd)) out[odd] <- vapply(s[odd], function(v) as.character(jsonlite::toJSON(v, auto_unbox = TRUE)), "")
+  out
+}
+
 fmt_col <- function(v, n) {
   s <- if (is.factor(v)) as.character(v)
     else if (is.numeric(v) || is.logical(v)) format(v, trim = TRUE, digits = 7)
@@ -61,12 +72,15 @@ table_page <- function(x, code, offset, rows, sort) {
   }
   page <- x[idx, cols, drop = FALSE]
   cells <- lapply(cols, function(j) fmt_col(if (is.data.frame(page)) page[[j]] else page[, j], lim$inspectCellChars))
-  rows_out <- lapply(seq_along(idx), function(i) {
-    r <- list(index = idx[[i]], values = lapply(cells, function(c) c$text[[i]]))
-    cut <- which(vapply(cells, function(c) c$cut[[i]], logical(1)))
-    if (length(cut)) r$cut <- as.list(cut)
-    r
-  })
+  # The rows are written as JSON text here: jsonlite is slow on many small lists.
+  rows_out <- if (length(idx) == 0) "[]" else {
+    vals <- do.call(paste, c(lapply(cells, function(c) json_strings(c$text)), sep = ","))
+    cutm <- do.call(cbind, lapply(cells, function(c) c$cut))
+    cuts <- apply(cutm, 1, function(r) if (any(r)) paste0(',"cut":[', paste(which(r), collapse = ","), "]") else "")
+    paste0("[", paste0('{"index":', format(idx, scientific = FALSE, trim = TRUE), ',"values":[', vals, "]", cuts, "}",
+                       collapse = ","), "]")
+  }
+  rows_out <- structure(rows_out, class = "json")
   columns <- lapply(cols, function(j) {
     v <- if (is.data.frame(x)) x[[j]] else x[, j]
     list(name = cn[[j]], type = class(v)[1], position = j,

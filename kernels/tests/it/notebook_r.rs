@@ -67,6 +67,14 @@ fn variables_defined_and_removed() {
     assert_eq!(c.removed, Some(vec!["b".to_string()]));
     let c = s.run("invisible(a)");
     assert!(c.defined.is_empty(), "{:?}", c.defined);
+    let c = s.run("a <- letters");
+    let a = &c.variables.list[0];
+    assert_eq!(
+        (a.type_name.as_str(), a.size.as_str()),
+        ("character", "26"),
+        "a changed value is described again"
+    );
+    assert!(a.summary.starts_with("a b c d e f ..."), "{a:?}");
 }
 
 #[test]
