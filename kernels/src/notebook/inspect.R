@@ -1,5 +1,6 @@
 # Rho's notebook runner for R, its inspection half (sourced by runner.R into its own scope):
-# one value of the global environment described as kind, class, size, facts and a page.
+# one value of the global environment described as kind, class, size, facts and a page; and the
+# JSON writer of the runner's answers (jsonlite's toJSON costs ~2 ms for a small message).
 inspect_missing <- function(msg) structure(class = c("rho_missing", "error", "condition"),
   list(message = msg, call = NULL))
 
@@ -31,15 +32,34 @@ resolve <- function(expr) {
   stop("not a value's path: use names, $name, @slot and [[position]]")
 }
 
-# JSON string literals for a character vector (NA is null): base R's encodeString where its
-# escapes are JSON's (a UTF-8 locale, no control characters but tab and newlines), else jsonlite.
+# JSON string literals for a character vector (NA is null): base R's encodeString, whose escapes
+# are JSON's in a UTF-8 locale except \a \v \0.. \x.. \U..; an element showing one of those
+# (or a literal backslash before such a letter) is written by jsonlite instead.
+utf8_locale <- isTRUE(l10n_info()[["UTF-8"]])
 json_strings <- function(s) {
   out <- encodeString(s, quote = '"')
   out[is.na(s)] <- "null"
-  odd <- !is.na(s) & (!validUTF8(s) | grepl("[\001-\010\013\014\016-\037\177]", s))
-  if (!isTRUE(l10n_info()[["UTF-8"]])) odd <- !is.na(s)
+  odd <- if (utf8_locale) grepl("\\\\[av0-7xuU]", out) else !is.na(s)
   if (any(odd)) out[odd] <- vapply(s[odd], function(v) as.character(jsonlite::toJSON(v, auto_unbox = TRUE)), "")
   out
+}
+
+# JSON for the runner's messages: a named list is an object, an unnamed one an array, a vector
+# of length one (unless I()) a scalar, NULL and NA null, class "json" verbatim.
+to_json <- function(x) {
+  if (is.null(x)) return("null")
+  if (inherits(x, "json")) return(unclass(x))
+  if (is.list(x)) {
+    parts <- vapply(x, to_json, "", USE.NAMES = FALSE)
+    nm <- names(x)
+    if (is.null(nm)) return(paste0("[", paste(parts, collapse = ","), "]"))
+    return(paste0("{", paste0(json_strings(nm), ":", parts, collapse = ","), "}"))
+  }
+  v <- if (is.character(x) || is.factor(x)) json_strings(as.character(x))
+    else if (is.logical(x)) ifelse(is.na(x), "null", ifelse(x, "true", "false"))
+    else if (is.numeric(x)) ifelse(is.finite(x), as.character(unclass(x)), "null")
+    else json_strings(as.character(x))
+  if (inherits(x, "AsIs") || length(x) != 1) paste0("[", paste(v, collapse = ","), "]") else v
 }
 
 fmt_col <- function(v, n) {

@@ -16,7 +16,7 @@ local({
   emit <- function(x) {
     if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
     seq_no <<- seq_no + 1L
-    json <- jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", na = "null", digits = NA, json_verbatim = TRUE)
+    json <- to_json(x)
     cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "")
     flush(stdout())
   }

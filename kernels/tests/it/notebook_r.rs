@@ -142,3 +142,16 @@ fn output_past_max_output_bytes_is_counted_not_kept() {
         "the next cell starts with its own budget"
     );
 }
+
+#[test]
+fn framed_text_keeps_every_character() {
+    let mut s = Live::start(Language::R);
+    let c = s.run("message('tab\\there \\u00e9\\u20ac \"q\" \\\\a ', intToUtf8(1), ' end')");
+    assert_eq!(
+        c.output(),
+        vec![(
+            Stream::Message,
+            "tab\there \u{e9}\u{20ac} \"q\" \\a \u{1} end\n".to_string()
+        )]
+    );
+}
