@@ -171,3 +171,55 @@ fn killing_the_parent_leaves_no_runner() {
     let _ = parent.wait();
     until(Duration::from_secs(10), || !group_alive(pgid));
 }
+
+fn exited(s: &Live) -> String {
+    loop {
+        if let SessionEvent::Exited { status, .. } =
+            s.events.recv_timeout(Duration::from_secs(10)).unwrap()
+        {
+            return status;
+        }
+    }
+}
+
+#[test]
+fn a_runner_that_ignores_sigterm_is_killed_after_stop_grace() {
+    let limits = RuntimeLimits {
+        stop_grace_ms: 500,
+        ..Default::default()
+    };
+    let mut s = Live::start_with(Language::Python, limits);
+    s.run("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)");
+    let t = std::time::Instant::now();
+    s.session.stop();
+    assert_eq!(exited(&s), "signal SIGKILL");
+    assert!(
+        t.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+    until(Duration::from_secs(5), || !group_alive(s.started.pid));
+}
+
+#[test]
+fn a_cell_that_quits_ends_the_session_with_its_status() {
+    let mut s = Live::start(Language::R);
+    let cell = s.send("cat('bye\\n'); quit(status = 3)");
+    let mut printed = String::new();
+    let status = loop {
+        match s.events.recv_timeout(Duration::from_secs(10)).unwrap() {
+            SessionEvent::Exited {
+                status,
+                printed_tail,
+            } => {
+                printed = printed_tail;
+                break status;
+            }
+            SessionEvent::CellEnded { cell: c, .. } if c == cell => panic!("the cell cannot end"),
+            _ => {}
+        }
+    };
+    assert_eq!(status, "exit 3");
+    assert!(printed.contains("bye"), "{printed:?}");
+    assert!(s.session.ended());
+}
