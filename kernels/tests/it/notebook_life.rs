@@ -205,16 +205,12 @@ fn a_runner_that_ignores_sigterm_is_killed_after_stop_grace() {
 fn a_cell_that_quits_ends_the_session_with_its_status() {
     let mut s = Live::start(Language::R);
     let cell = s.send("cat('bye\\n'); quit(status = 3)");
-    let mut printed = String::new();
-    let status = loop {
+    let (status, printed) = loop {
         match s.events.recv_timeout(Duration::from_secs(10)).unwrap() {
             SessionEvent::Exited {
                 status,
                 printed_tail,
-            } => {
-                printed = printed_tail;
-                break status;
-            }
+            } => break (status, printed_tail),
             SessionEvent::CellEnded { cell: c, .. } if c == cell => panic!("the cell cannot end"),
             _ => {}
         }
