@@ -12,13 +12,17 @@ local({
   cur_cell <- 0
   pipe <- file(args[[1]], open = "r", blocking = TRUE, raw = TRUE)
 
+  # Frames go to stdout through a connection of their own, so a cell's sink() or capture.output()
+  # never takes them.
+  frames <- file("/dev/stdout", open = "w")
   answered <- FALSE
   emit <- function(x) {
     if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
     seq_no <<- seq_no + 1L
     json <- to_json(x)
-    cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "")
-    flush(stdout())
+    flush(stdout()) # the cell's printed text first, then the frame after it
+    cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "", file = frames)
+    flush(frames)
   }
   out <- function(stream, text) emit(list(t = "out", stream = stream, text = text))
   cut_text <- function(s, n) {

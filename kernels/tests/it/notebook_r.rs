@@ -155,3 +155,23 @@ fn framed_text_keeps_every_character() {
         )]
     );
 }
+
+#[test]
+fn a_sink_or_capture_output_in_a_cell_keeps_the_answers() {
+    let mut s = Live::start(Language::R);
+    let c = s.run("x <- capture.output(message('m'), print(1))\nx");
+    assert_eq!(c.outcome, CellOutcome::Done);
+    assert_eq!(
+        c.output(),
+        vec![
+            (Stream::Message, "m\n".to_string()),
+            (Stream::Stdout, "[1] \"[1] 1\"\n".to_string())
+        ]
+    );
+    let c = s.run(
+        "f <- tempfile(); sink(f); print(2); warning('w'); sink(); cat(readLines(f), sep = '\\n')",
+    );
+    assert_eq!(c.outcome, CellOutcome::Done);
+    assert_eq!(c.output()[0].0, Stream::Warning);
+    assert_eq!(c.output()[1], (Stream::Stdout, "[1] 2\n".to_string()));
+}
