@@ -97,6 +97,24 @@ fn a_runner_not_ready_within_start_timeout_is_killed_with_what_it_printed() {
 }
 
 #[test]
+fn a_runner_that_ends_before_ready_says_what_it_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = shell_script(
+        dir.path(),
+        "no-jsonlite",
+        "echo \"there is no package called 'jsonlite'\" >&2\nexit 1",
+    );
+    let mut sp = spec(dir.path(), Language::R, RuntimeLimits::default());
+    sp.program = fake;
+    let (tx, _rx) = channel();
+    let Err(StartError::Exited { status, printed }) = notebook::start(sp, tx) else {
+        panic!("expected the runner to end before it was ready")
+    };
+    assert_eq!(status, "exit 1");
+    assert!(printed.contains("jsonlite"), "{printed:?}");
+}
+
+#[test]
 fn stop_ends_the_session() {
     let mut s = Live::start(Language::R);
     let cell = s.send("Sys.sleep(30)");
