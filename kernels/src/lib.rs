@@ -6,3 +6,4 @@ pub mod cli;
 pub mod core;
 pub mod guard;
 pub mod host;
+pub mod notebook;

@@ -1,10 +1,29 @@
 #!/usr/bin/env bash
 # Installs, idempotently, what the rho-kernels tests need: R (Rscript) from the distribution's
 # packages, with the cairo png() device these tests use. A machine that has Rscript is left as
-# it is. The tests FAIL (never skip) when Rscript is missing.
+# it is. The tests FAIL (never skip) when Rscript is missing. The notebook tests also need
+# jsonlite (the R runner's one package) and a Python venv with pandas and matplotlib for the
+# table and plot cases: ~/.cache/rho-test/notebook-venv (or $RHO_TEST_PYTHON names a Python).
 set -euo pipefail
 
+notebook_venv() {
+  if [ -n "${RHO_TEST_PYTHON:-}" ]; then return 0; fi
+  local venv="${HOME}/.cache/rho-test/notebook-venv"
+  if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import pandas, matplotlib' 2>/dev/null; then
+    return 0
+  fi
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q pandas matplotlib
+}
+
 if command -v Rscript >/dev/null 2>&1; then
+  if ! Rscript -e 'library(jsonlite)' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo_cmd=""
+    if [ "$(id -u)" != "0" ]; then sudo_cmd="sudo"; fi
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends r-cran-jsonlite
+  fi
+  notebook_venv
   exit 0
 fi
 if command -v apt-get >/dev/null 2>&1; then
@@ -20,3 +39,4 @@ else
   exit 1
 fi
 Rscript -e 'stopifnot(capabilities("cairo"))'
+notebook_venv

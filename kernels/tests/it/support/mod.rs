@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod notebook;
+
 pub const CORE: &str = env!("CARGO_BIN_EXE_rho-core");
 pub const T: Duration = Duration::from_secs(10);
 
