@@ -1,0 +1,404 @@
+//! The ACP session layer against the real Claude Code (claude-agent-acp) and Codex (codex-acp)
+//! on the scripted model endpoint: answers, tool steps, permissions, cancel, errors, the adapter
+//! group's end. Asserts stop reasons, permission counts, side effects and final text only.
+
+use crate::support::agents::{agent_env, serial, AgentEnv};
+use rho_actors::agent::conversation::{
+    AgentSession, Backend, LaunchError, RecordLimits, SessionError, TurnEvent,
+};
+use rho_mock_model::script;
+use std::time::Duration;
+
+async fn start(env: &AgentEnv, backend: Backend) -> AgentSession {
+    let s = AgentSession::start(
+        &env.runtimes,
+        backend,
+        &env.cwd(),
+        Vec::new(),
+        None,
+        RecordLimits::default(),
+    )
+    .await;
+    match s {
+        Ok(s) => s,
+        Err(e) => panic!("session did not start: {e}"),
+    }
+}
+
+/// Runs the turn to its end, answering permissions with `choose` (an option kind, or None to
+/// leave it pending); returns the final event and how many permissions were asked.
+async fn finish(s: &mut AgentSession, choose: Option<&str>) -> (TurnEvent, usize) {
+    let mut asked = 0;
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(90), s.next())
+            .await
+            .expect("the turn ended within 90 s");
+        match e {
+            TurnEvent::Changed => {}
+            TurnEvent::Permission(p) => {
+                asked += 1;
+                if let Some(kind) = choose {
+                    let id = p.option(kind).expect("the option was offered").to_string();
+                    assert!(s.answer(&p, &id));
+                    assert!(!s.answer(&p, &id), "a stale request is refused");
+                }
+            }
+            other => return (other, asked),
+        }
+    }
+}
+
+fn assert_offline(env: &AgentEnv) {
+    assert_eq!(
+        env.mock.connect_attempts(),
+        Vec::<String>::new(),
+        "no foreign hosts"
+    );
+}
+
+#[tokio::test]
+async fn claude_answers_plain_text_and_reports_its_pinned_versions() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("claude_answers_plain_text", Backend::ClaudeAgentAcp, 2) else {
+        return;
+    };
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    assert_eq!(s.agent_info["version"], "0.101.0");
+    s.prompt("Say hello");
+    let (end, asked) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert_eq!(asked, 0);
+    assert!(
+        s.message.text.contains(script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+    let agents = env.mock.user_agents();
+    assert!(
+        agents.iter().any(|a| a.starts_with("claude-cli/2.1.332")),
+        "{agents:?}"
+    );
+    assert_offline(&env);
+}
+
+#[tokio::test]
+async fn claude_runs_a_command_and_its_step_is_retained() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("claude_runs_a_command", Backend::ClaudeAgentAcp, 2) else {
+        return;
+    };
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    s.prompt("[[bash: printf 'first\\nsecond\\n'; touch made.txt]]");
+    let (end, asked) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert_eq!(asked, 0, "auto mode asks nothing");
+    assert!(env.cwd().join("made.txt").exists());
+    let step = s.message.steps.first().expect("a tool step").clone();
+    assert_eq!(step.kind, "execute");
+    assert!(
+        step.input
+            .as_deref()
+            .unwrap_or_default()
+            .contains("touch made.txt"),
+        "{step:?}"
+    );
+    assert_eq!(step.purpose.as_deref(), Some("Run the scripted command"));
+    assert!(step.output.ends_with("second"), "{step:?}");
+    assert!(step.started_ms > 0);
+    assert!(
+        s.message.text.contains("FINAL: tool said:"),
+        "{:?}",
+        s.message.text
+    );
+    assert_offline(&env);
+}
+
+#[tokio::test]
+async fn claude_reports_a_failing_commands_exit_code() {
+    let _serial = serial().await;
+    let Some(env) = agent_env(
+        "claude_reports_a_failing_command",
+        Backend::ClaudeAgentAcp,
+        2,
+    ) else {
+        return;
+    };
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    // Auto mode's safety check would need a real classifier model: ask instead.
+    s.set_mode("default").await.unwrap();
+    s.prompt("[[bash: echo before; exit 3]]");
+    let (end, _) = finish(&mut s, Some("allow_once")).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    let step = s.message.steps.first().expect("a tool step").clone();
+    assert_eq!(step.exit_code, Some(3), "{step:?}");
+    assert_eq!(step.status, "failed", "{step:?}");
+}
+
+/// Claude in `default` mode asks before `touch`; `kind` answers the one request.
+async fn claude_permission(test: &str, kind: Option<&str>) -> Option<(TurnEvent, usize, bool)> {
+    let env = agent_env(test, Backend::ClaudeAgentAcp, 2)?;
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    s.set_mode("default").await.unwrap();
+    s.prompt("[[bash: touch asked.txt]]");
+    let result = match kind {
+        Some(k) => finish(&mut s, Some(k)).await,
+        None => {
+            let mut asked = 0;
+            loop {
+                match tokio::time::timeout(Duration::from_secs(90), s.next())
+                    .await
+                    .unwrap()
+                {
+                    TurnEvent::Changed => {}
+                    TurnEvent::Permission(p) => {
+                        asked += 1;
+                        assert!(p.option("allow_once").is_some(), "{p:?}");
+                        s.cancel();
+                        assert!(
+                            !s.answer(&p, "allow"),
+                            "a cancelled request is no longer pending"
+                        );
+                    }
+                    other => break (other, asked),
+                }
+            }
+        }
+    };
+    assert_offline(&env);
+    Some((result.0, result.1, env.cwd().join("asked.txt").exists()))
+}
+
+#[tokio::test]
+async fn claude_permission_allowed_runs_the_command() {
+    let _serial = serial().await;
+    let Some((end, asked, made)) =
+        claude_permission("claude_permission_allowed", Some("allow_once")).await
+    else {
+        return;
+    };
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert_eq!((asked, made), (1, true));
+}
+
+#[tokio::test]
+async fn claude_permission_rejected_leaves_no_file() {
+    let _serial = serial().await;
+    let Some((end, asked, made)) =
+        claude_permission("claude_permission_rejected", Some("reject_once")).await
+    else {
+        return;
+    };
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert_eq!((asked, made), (1, false));
+}
+
+#[tokio::test]
+async fn claude_permission_cancelled_by_stop() {
+    let _serial = serial().await;
+    let Some((end, asked, made)) = claude_permission("claude_permission_cancelled", None).await
+    else {
+        return;
+    };
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "cancelled"),
+        "{end:?}"
+    );
+    assert_eq!((asked, made), (1, false));
+}
+
+#[tokio::test]
+async fn claude_stop_while_streaming_is_confirmed_and_the_next_prompt_works() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("claude_stop_while_streaming", Backend::ClaudeAgentAcp, 2) else {
+        return;
+    };
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    s.prompt("[[slow]]");
+    let end = loop {
+        match tokio::time::timeout(Duration::from_secs(90), s.next())
+            .await
+            .unwrap()
+        {
+            TurnEvent::Changed if !s.message.text.is_empty() => s.cancel(),
+            TurnEvent::Changed | TurnEvent::Permission(_) => {}
+            other => break other,
+        }
+    };
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "cancelled"),
+        "{end:?}"
+    );
+    assert!(
+        !s.message
+            .text
+            .contains(&format!("word{}", script::SLOW_WORDS)),
+        "{:?}",
+        s.message.text
+    );
+    s.prompt("Say hello again");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(
+        s.message.text.contains(script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+}
+
+#[tokio::test]
+async fn claude_api_error_fails_the_turn_and_the_next_one_recovers() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("claude_api_error", Backend::ClaudeAgentAcp, 0) else {
+        return;
+    };
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    s.prompt("[[error]]");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(matches!(end, TurnEvent::Failed(_)), "{end:?}");
+    s.prompt("Say hello");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(
+        s.message.text.contains(script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+}
+
+#[tokio::test]
+async fn a_killed_adapter_is_a_lost_turn_and_dropping_a_session_ends_its_group() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("a_killed_adapter", Backend::ClaudeAgentAcp, 2) else {
+        return;
+    };
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    let pgid = s.adapter().pgid().unwrap();
+    s.prompt("[[slow]]");
+    loop {
+        if let TurnEvent::Changed = s.next().await {
+            if !s.message.text.is_empty() {
+                break;
+            }
+        }
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let (end, _) = finish(&mut s, None).await;
+    assert!(matches!(end, TurnEvent::Lost), "{end:?}");
+    drop(s);
+    crate::support::until("the adapter's process group is gone", async || {
+        nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_missing_adapter_is_unavailable_naming_it_and_the_install_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtimes = rho_actors::agent::conversation::Runtimes {
+        node: dir.path().join("node"),
+        adapters: dir.path().join("acp-adapters"),
+        claude: dir.path().join("claude"),
+        codex: dir.path().join("codex"),
+        env: Vec::new(),
+    };
+    let e = AgentSession::start(
+        &runtimes,
+        Backend::CodexAcp,
+        dir.path(),
+        Vec::new(),
+        None,
+        RecordLimits::default(),
+    )
+    .await
+    .err()
+    .expect("no session without the adapter");
+    let SessionError::Launch(LaunchError::Unavailable {
+        missing, install, ..
+    }) = &e
+    else {
+        panic!("{e}");
+    };
+    assert!(
+        missing
+            .iter()
+            .any(|m| m.contains("codex-acp/dist/index.js")),
+        "{missing:?}"
+    );
+    assert!(
+        install.contains("@agentclientprotocol/codex-acp@2.6.0"),
+        "{install}"
+    );
+    assert!(install.contains("--omit=optional"), "{install}");
+    assert!(e.to_string().contains("unavailable"), "{e}");
+}
+
+#[tokio::test]
+async fn codex_answers_and_runs_a_command() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("codex_answers_and_runs_a_command", Backend::CodexAcp, 4) else {
+        return;
+    };
+    let mut s = start(&env, Backend::CodexAcp).await;
+    assert_eq!(s.agent_info["version"], "2.6.0");
+    s.prompt("Say hello");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(
+        s.message.text.contains(script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+    s.prompt("[[bash: printf 'first\\nsecond\\n'; exit 4]]");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    let step = s.message.steps.first().expect("a tool step").clone();
+    assert_eq!(step.kind, "execute", "{step:?}");
+    assert!(
+        step.input.as_deref().unwrap_or_default().contains("printf"),
+        "{step:?}"
+    );
+    assert_eq!(step.exit_code, Some(4), "{step:?}");
+    assert!(step.output.contains("second"), "{step:?}");
+    assert!(
+        s.message.text.contains("FINAL: tool said:"),
+        "{:?}",
+        s.message.text
+    );
+    assert!(
+        env.mock.user_agents().iter().any(|a| a.contains("0.171.0")),
+        "{:?}",
+        env.mock.user_agents()
+    );
+    assert_offline(&env);
+}
