@@ -402,3 +402,67 @@ async fn codex_answers_and_runs_a_command() {
     );
     assert_offline(&env);
 }
+
+/// The first prompt appears in the model request of a prompt sent after a restart.
+async fn resumed_after_restart(test: &str, backend: Backend) {
+    let Some(env) = agent_env(test, backend, 2) else {
+        return;
+    };
+    let mut s = start(&env, backend).await;
+    assert!(s.load_session, "{} offers session/load", backend.name());
+    let id = s.session_id.clone();
+    s.prompt("[[bash: echo pelican]]");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(s.message.text.contains("pelican"), "{:?}", s.message.text);
+    drop(s);
+    let mut s = AgentSession::start(
+        &env.runtimes,
+        backend,
+        &env.cwd(),
+        Vec::new(),
+        Some(&id),
+        RecordLimits::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.session_id, id);
+    // Replayed history arrives as updates before the prompt: it is not the new message's.
+    let before = env.mock.requests().len();
+    s.prompt("What was the word?");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(
+        s.message.text.contains(script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+    assert!(!s.message.text.contains("pelican"), "{:?}", s.message.text);
+    let later = env.mock.requests()[before..].to_vec();
+    assert!(
+        later
+            .iter()
+            .any(|r| r["body"].to_string().contains("echo pelican")
+                && r["body"].to_string().contains("What was the word?")),
+        "the resumed session's request holds the earlier prompt"
+    );
+    assert_offline(&env);
+}
+
+#[tokio::test]
+async fn claude_continues_the_same_session_after_a_restart() {
+    let _serial = serial().await;
+    resumed_after_restart("claude_continues_the_same_session", Backend::ClaudeAgentAcp).await;
+}
+
+#[tokio::test]
+async fn codex_continues_the_same_session_after_a_restart() {
+    let _serial = serial().await;
+    resumed_after_restart("codex_continues_the_same_session", Backend::CodexAcp).await;
+}

@@ -101,7 +101,7 @@ impl AgentSession {
             }
             .into());
         };
-        let (conn, incoming) = AcpConnection::connect(stdin, stdout);
+        let (conn, mut incoming) = AcpConnection::connect(stdin, stdout);
         let init = conn
             .request(
                 "initialize",
@@ -117,6 +117,7 @@ impl AgentSession {
                 let mut p = params;
                 p["sessionId"] = json!(id);
                 let r = conn.request("session/load", p).await.map_err(startup)?;
+                drain_history(&conn, &mut incoming);
                 (id.to_string(), r["modes"].clone())
             }
             None => {
@@ -259,6 +260,16 @@ impl AgentSession {
         for request in self.pending.drain(..) {
             self.conn
                 .respond(&request, json!({"outcome": {"outcome": "cancelled"}}));
+        }
+    }
+}
+
+/// Drops the history `session/load` replayed before it answered: it belongs to earlier
+/// messages, which Rho already keeps. A permission asked meanwhile is answered `cancelled`.
+fn drain_history(conn: &AcpConnection, incoming: &mut mpsc::UnboundedReceiver<Incoming>) {
+    while let Ok(event) = incoming.try_recv() {
+        if let Incoming::Permission { request, .. } = event {
+            conn.respond(&request, json!({"outcome": {"outcome": "cancelled"}}));
         }
     }
 }
