@@ -9,6 +9,7 @@
 
 mod anthropic;
 mod http;
+pub mod isolation;
 mod openai;
 mod proxy;
 pub mod script;
