@@ -466,3 +466,123 @@ async fn codex_continues_the_same_session_after_a_restart() {
     let _serial = serial().await;
     resumed_after_restart("codex_continues_the_same_session", Backend::CodexAcp).await;
 }
+
+#[tokio::test]
+async fn claude_writes_a_file_after_the_permission_offering_allow_always() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("claude_writes_a_file", Backend::ClaudeAgentAcp, 2) else {
+        return;
+    };
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    s.set_mode("default").await.unwrap();
+    let target = env.cwd().join("notes.txt");
+    s.prompt(&format!(
+        "[[write: {}|written by the agent]]",
+        target.display()
+    ));
+    let mut kinds = Vec::new();
+    let end = loop {
+        match tokio::time::timeout(Duration::from_secs(90), s.next())
+            .await
+            .unwrap()
+        {
+            TurnEvent::Changed => {}
+            TurnEvent::Permission(p) => {
+                kinds = p.options.iter().map(|(_, k, _)| k.clone()).collect();
+                let id = p.option("allow_once").unwrap().to_string();
+                assert!(s.answer(&p, &id));
+            }
+            other => break other,
+        }
+    };
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(kinds.iter().any(|k| k == "allow_always"), "{kinds:?}");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "written by the agent"
+    );
+    let step = s.message.steps.first().expect("a tool step").clone();
+    assert_eq!(step.kind, "edit", "{step:?}");
+    assert_eq!(
+        step.input.as_deref(),
+        Some(target.to_str().unwrap()),
+        "{step:?}"
+    );
+    assert!(
+        step.output.is_empty(),
+        "only a command keeps output: {step:?}"
+    );
+}
+
+#[tokio::test]
+async fn codex_read_only_asks_for_an_escalated_command_and_a_reject_cancels() {
+    let _serial = serial().await;
+    for (kind, made) in [("allow_once", true), ("reject_once", false)] {
+        let Some(env) = agent_env("codex_permissions", Backend::CodexAcp, 4) else {
+            return;
+        };
+        let mut s = start(&env, Backend::CodexAcp).await;
+        s.set_mode("read-only").await.unwrap();
+        s.prompt("[[bash!: touch asked.txt]]");
+        let (end, asked) = finish(&mut s, Some(kind)).await;
+        let stop = if made { "end_turn" } else { "cancelled" };
+        assert!(
+            matches!(end, TurnEvent::Finished(ref r) if r == stop),
+            "{kind}: {end:?}"
+        );
+        assert_eq!(asked, 1, "{kind}");
+        assert_eq!(env.cwd().join("asked.txt").exists(), made, "{kind}");
+        assert_offline(&env);
+    }
+}
+
+#[tokio::test]
+async fn codex_stop_while_streaming_and_an_api_error_then_recovery() {
+    let _serial = serial().await;
+    let Some(env) = agent_env("codex_stop_and_error", Backend::CodexAcp, 0) else {
+        return;
+    };
+    let mut s = start(&env, Backend::CodexAcp).await;
+    s.prompt("[[slow]]");
+    let end = loop {
+        match tokio::time::timeout(Duration::from_secs(90), s.next())
+            .await
+            .unwrap()
+        {
+            TurnEvent::Changed if !s.message.text.is_empty() => s.cancel(),
+            TurnEvent::Changed | TurnEvent::Permission(_) => {}
+            other => break other,
+        }
+    };
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "cancelled"),
+        "{end:?}"
+    );
+    s.prompt("[[error]]");
+    let (end, _) = finish(&mut s, None).await;
+    // Codex (no retries) ends the turn and says why in the text.
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(
+        !s.message.text.contains(script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+    s.prompt("Say hello");
+    let (end, _) = finish(&mut s, None).await;
+    assert!(
+        matches!(end, TurnEvent::Finished(ref r) if r == "end_turn"),
+        "{end:?}"
+    );
+    assert!(
+        s.message.text.contains(script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+    assert_offline(&env);
+}

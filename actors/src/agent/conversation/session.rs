@@ -312,3 +312,39 @@ fn permission(request: Value, params: &Value) -> PermissionRequest {
             .unwrap_or_default(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bypass_root_reads_as_its_own_error_and_others_pass_through() {
+        let rpc = |data: Value| AcpError::Rpc {
+            method: "session/new".into(),
+            code: -32603,
+            message: "Internal error".into(),
+            data,
+        };
+        let e = startup(rpc(json!({"startupFailureReason": "bypass_root"})));
+        assert!(matches!(e, SessionError::BypassRoot));
+        assert!(e.to_string().contains("IS_SANDBOX"), "{e}");
+        let other = startup(rpc(json!({"startupFailureReason": "proxy_invalid"})));
+        assert!(matches!(other, SessionError::Acp(AcpError::Rpc { .. })));
+    }
+
+    #[test]
+    fn usage_and_permission_options_are_read_as_offered() {
+        assert_eq!(usage(&json!({})), None);
+        let u = usage(&json!({"inputTokens": 3, "outputTokens": 4, "totalTokens": 7})).unwrap();
+        assert_eq!(u.total_tokens, Some(7));
+        let p = permission(
+            json!(5),
+            &json!({"toolCall": {"toolCallId": "t", "title": "touch f"}, "options": [
+                {"optionId": "allow", "kind": "allow_once", "name": "Allow"},
+                {"optionId": "reject", "kind": "reject_once", "name": "Reject"}]}),
+        );
+        assert_eq!(p.option("reject_once"), Some("reject"));
+        assert_eq!(p.option("allow_always"), None);
+        assert_eq!(p.tool_call_id.as_deref(), Some("t"));
+    }
+}
