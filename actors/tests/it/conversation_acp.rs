@@ -586,3 +586,58 @@ async fn codex_stop_while_streaming_and_an_api_error_then_recovery() {
     );
     assert_offline(&env);
 }
+
+/// Child mode of the test below: start a session, stream, print the adapter's group, wait.
+async fn own_a_streaming_session() {
+    let env = agent_env("own_a_streaming_session", Backend::ClaudeAgentAcp, 2).unwrap();
+    let mut s = start(&env, Backend::ClaudeAgentAcp).await;
+    s.prompt("[[slow]]");
+    while s.message.text.is_empty() {
+        let _ = s.next().await;
+    }
+    println!("pgid {}", s.adapter().pgid().unwrap());
+    loop {
+        let _ = s.next().await;
+    }
+}
+
+#[tokio::test]
+async fn kill_9_of_the_owner_mid_turn_takes_the_adapter_group_with_it() {
+    use std::io::BufRead;
+    if std::env::var_os("RHO_ACP_OWNER").is_some() {
+        return own_a_streaming_session().await;
+    }
+    let _serial = serial().await;
+    if agent_env("kill_9_of_the_owner", Backend::ClaudeAgentAcp, 2).is_none() {
+        return;
+    }
+    let base = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "conversation_acp::kill_9_of_the_owner_mid_turn_takes_the_adapter_group_with_it",
+            "--nocapture",
+            "--quiet",
+            "--test-threads=1",
+        ])
+        .env("RHO_ACP_OWNER", base.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let pgid: i32 = tokio::task::spawn_blocking(move || {
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|l| l.strip_prefix("pgid ").and_then(|n| n.parse().ok()))
+    })
+    .await
+    .unwrap()
+    .expect("the owner printed its adapter's group");
+    child.kill().unwrap(); // SIGKILL: no destructor runs in the owner
+    child.wait().unwrap();
+    crate::support::until("the adapter's process group is gone", async || {
+        nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), None).is_err()
+    })
+    .await;
+}

@@ -46,7 +46,11 @@ pub fn agent_env(test: &str, backend: Backend, retries: u32) -> Option<AgentEnv>
         eprintln!("SKIP {test}: {e}; run bash mcp/tests/setup.sh");
         return None;
     }
-    let dir = tempfile::tempdir().unwrap();
+    // A child process of a kill test makes its folders in the parent's (which removes them).
+    let dir = match std::env::var_os("RHO_ACP_OWNER") {
+        Some(base) => tempfile::tempdir_in(base).unwrap(),
+        None => tempfile::tempdir().unwrap(),
+    };
     std::fs::create_dir_all(dir.path().join("project")).unwrap();
     let mock = MockModel::start(dir.path()).unwrap();
     let cli = match backend {
