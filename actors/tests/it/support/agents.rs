@@ -2,10 +2,11 @@
 //! environment per test (`rho_mock_model::isolation`), and `SKIP` when they are missing (the
 //! one visible exception to no-skips).
 
-use rho_actors::agent::conversation::{Backend, Runtimes};
+use rho_actors::agent::conversation::{AgentSession, Backend, RecordLimits, Runtimes, TurnEvent};
 use rho_mock_model::isolation::{cli_env, installed, Cli};
 use rho_mock_model::MockModel;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Real-agent tests run one at a time (2 cores, and each CLI is heavy).
 pub async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
@@ -63,4 +64,88 @@ pub fn agent_env(test: &str, backend: Backend, retries: u32) -> Option<AgentEnv>
         mock,
         runtimes: Runtimes { env, ..runtimes },
     })
+}
+
+/// Starts a new session of `backend` in the test's project folder.
+pub async fn start(env: &AgentEnv, backend: Backend) -> AgentSession {
+    let s = AgentSession::start(
+        &env.runtimes,
+        backend,
+        &env.cwd(),
+        Vec::new(),
+        None,
+        RecordLimits::default(),
+    )
+    .await;
+    match s {
+        Ok(s) => s,
+        Err(e) => panic!("session did not start: {e}"),
+    }
+}
+
+/// Runs the turn to its end, answering permissions with `choose` (an option kind, or None to
+/// leave it pending); returns the final event and how many permissions were asked.
+pub async fn finish(s: &mut AgentSession, choose: Option<&str>) -> (TurnEvent, usize) {
+    let mut asked = 0;
+    loop {
+        let e = tokio::time::timeout(Duration::from_secs(90), s.next())
+            .await
+            .expect("the turn ended within 90 s");
+        match e {
+            TurnEvent::Changed => {}
+            TurnEvent::Permission(p) => {
+                asked += 1;
+                if let Some(kind) = choose {
+                    let id = p.option(kind).expect("the option was offered").to_string();
+                    assert!(s.answer(&p, &id));
+                    assert!(!s.answer(&p, &id), "a stale request is refused");
+                }
+            }
+            other => return (other, asked),
+        }
+    }
+}
+
+/// The proxy saw no attempt to reach another host.
+pub fn assert_offline(env: &AgentEnv) {
+    assert_eq!(
+        env.mock.connect_attempts(),
+        Vec::<String>::new(),
+        "no foreign hosts"
+    );
+}
+
+/// Asserts that the turn finished with `reason`.
+pub fn assert_finished(end: &TurnEvent, reason: &str) {
+    assert!(
+        matches!(end, TurnEvent::Finished(r) if r == reason),
+        "expected {reason}: {end:?}"
+    );
+}
+
+/// Sends `text` and asserts a plain answer (`end_turn`, the scripted greeting).
+pub async fn plain_turn(s: &mut AgentSession, text: &str) {
+    s.prompt(text);
+    let (end, _) = finish(s, None).await;
+    assert_finished(&end, "end_turn");
+    assert!(
+        s.message.text.contains(rho_mock_model::script::PLAIN),
+        "{:?}",
+        s.message.text
+    );
+}
+
+/// Sends `[[slow]]`, cancels at the first streamed text and returns how the turn ended.
+pub async fn stop_while_streaming(s: &mut AgentSession) -> TurnEvent {
+    s.prompt("[[slow]]");
+    loop {
+        match tokio::time::timeout(Duration::from_secs(90), s.next())
+            .await
+            .expect("the turn ended within 90 s")
+        {
+            TurnEvent::Changed if !s.message.text.is_empty() => s.cancel(),
+            TurnEvent::Changed | TurnEvent::Permission(_) => {}
+            other => return other,
+        }
+    }
 }
