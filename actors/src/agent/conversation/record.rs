@@ -7,8 +7,9 @@ use serde_json::Value;
 /// Bounds on what one message keeps (the `conversations` limits group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordLimits {
-    /// Bytes of agent text kept per message.
-    pub text_bytes: usize,
+    /// Bytes one message keeps: its text, and its steps' inputs and outputs. When it is full,
+    /// commands' outputs are given up first (oldest first), then new text is cut.
+    pub message_bytes: usize,
     /// Tool steps kept per message.
     pub steps: usize,
     /// Lines of a command's output kept (its last ones).
@@ -22,7 +23,7 @@ pub struct RecordLimits {
 impl Default for RecordLimits {
     fn default() -> Self {
         RecordLimits {
-            text_bytes: 256 * 1024,
+            message_bytes: 256 * 1024,
             steps: 500,
             output_lines: 20,
             output_bytes: 2048,
@@ -50,6 +51,8 @@ pub struct ToolStep {
     pub output: String,
     /// For a command: the Agent's own one-line purpose, when given.
     pub purpose: Option<String>,
+    /// Set when the output was given up because the message was full.
+    pub output_dropped: bool,
 }
 
 /// Token usage when the Agent reports it.
@@ -64,7 +67,7 @@ pub struct Usage {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MessageRecord {
     pub text: String,
-    /// Set when text passed [`RecordLimits::text_bytes`] and was cut.
+    /// Set when the message was full and text was cut.
     pub text_cut: bool,
     /// Set when steps passed [`RecordLimits::steps`] and later ones were not kept.
     pub steps_cut: bool,
@@ -164,6 +167,35 @@ fn exit_code(u: &Value) -> Option<i32> {
 }
 
 impl MessageRecord {
+    /// The bytes the message keeps.
+    pub fn size(&self) -> usize {
+        self.text.len()
+            + self
+                .steps
+                .iter()
+                .map(|s| {
+                    s.title.len()
+                        + s.input.as_ref().map_or(0, String::len)
+                        + s.output.len()
+                        + s.purpose.as_ref().map_or(0, String::len)
+                })
+                .sum::<usize>()
+    }
+
+    /// Gives up commands' outputs, oldest first, until `more` bytes fit (or none is left).
+    fn make_room(&mut self, more: usize, limits: &RecordLimits) {
+        for i in 0..self.steps.len() {
+            if self.size() + more <= limits.message_bytes {
+                return;
+            }
+            let step = &mut self.steps[i];
+            if !step.output.is_empty() {
+                step.output.clear();
+                step.output_dropped = true;
+            }
+        }
+    }
+
     /// Folds one `session/update` into the record; returns whether it changed.
     pub fn fold(&mut self, update: &Value, now_ms: u64, limits: &RecordLimits) -> bool {
         match update["sessionUpdate"].as_str() {
@@ -171,7 +203,8 @@ impl MessageRecord {
                 let Some(text) = update["content"]["text"].as_str() else {
                     return false;
                 };
-                let room = limits.text_bytes.saturating_sub(self.text.len());
+                self.make_room(text.len(), limits);
+                let room = limits.message_bytes.saturating_sub(self.size());
                 if text.len() > room {
                     let mut end = room;
                     while !text.is_char_boundary(end) {
@@ -205,6 +238,7 @@ impl MessageRecord {
                     }
                 };
                 merge(&mut self.steps[index], update, limits);
+                self.make_room(0, limits);
                 true
             }
             _ => false,
@@ -237,6 +271,9 @@ fn merge(step: &mut ToolStep, u: &Value, limits: &RecordLimits) {
     if let Some(code) = exit_code(u) {
         step.exit_code = Some(code);
     }
+    if step.output_dropped {
+        return;
+    }
     let meta = &u["_meta"];
     let output = if let Some(d) = meta["terminal_output_delta"]["data"].as_str() {
         format!("{}{d}", step.output)
@@ -258,7 +295,7 @@ mod tests {
     #[test]
     fn text_steps_and_bounds_fold() {
         let limits = RecordLimits {
-            text_bytes: 10,
+            message_bytes: 10,
             ..RecordLimits::default()
         };
         let mut m = MessageRecord::default();
@@ -271,6 +308,7 @@ mod tests {
             3,
             &limits
         ));
+        let limits = RecordLimits::default();
         m.fold(&json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "status": "pending", "rawInput": {}}), 5, &limits);
         m.fold(&json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "title": "`ls`", "kind": "execute", "rawInput": {"command": "ls", "description": "List files\nmore"}}), 6, &limits);
         let lines: String = (1..=30).map(|i| format!("line{i}\n")).collect();
@@ -287,6 +325,26 @@ mod tests {
         assert_eq!(s.output.lines().count(), 20);
         assert!(s.output.starts_with("line11") && s.output.ends_with("line30"));
         assert_eq!(tail(&"x".repeat(5000), 20, 2048).len(), 2048);
+        // A full message gives up a command's output before it cuts text.
+        let limits = RecordLimits {
+            message_bytes: 40,
+            ..RecordLimits::default()
+        };
+        let mut m = MessageRecord::default();
+        m.fold(&json!({"sessionUpdate": "tool_call", "toolCallId": "c", "kind": "execute", "title": "t", "rawInput": {"command": "c"}}), 1, &limits);
+        m.fold(&json!({"sessionUpdate": "tool_call_update", "toolCallId": "c", "_meta": {"terminal_output": {"data": "0123456789012345678901234567890"}}}), 2, &limits);
+        assert_eq!(m.steps[0].output.len(), 31);
+        m.fold(&json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "twenty bytes of text"}}), 3, &limits);
+        assert!(m.steps[0].output.is_empty() && m.steps[0].output_dropped);
+        assert_eq!(m.text, "twenty bytes of text");
+        assert!(!m.text_cut);
+        m.fold(&json!({"sessionUpdate": "tool_call_update", "toolCallId": "c", "_meta": {"terminal_output": {"data": "again"}}}), 4, &limits);
+        assert!(
+            m.steps[0].output.is_empty(),
+            "a given-up output stays given up"
+        );
+        m.fold(&json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "and then far too much more text"}}), 5, &limits);
+        assert!(m.text_cut && m.size() <= 40, "{}", m.size());
         assert_eq!(unfence("```console\na\nb\n```"), "a\nb\n");
     }
 }
