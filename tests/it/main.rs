@@ -22,6 +22,7 @@ mod agent_stale;
 mod capabilities;
 mod chromium;
 mod contexts;
+mod conversations;
 mod core_host;
 mod data_links;
 mod data_owners;

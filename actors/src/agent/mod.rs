@@ -3,6 +3,7 @@
 pub mod access;
 pub mod catalog;
 pub mod contract;
+pub mod conversation;
 pub mod entity;
 pub mod grants;
 pub mod handlers;

@@ -9,6 +9,9 @@
 //! `save_crash`). See `docs/decisions/0006-one-test-binary-per-crate.md`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod conversation_acp_claude;
+mod conversation_acp_codex;
+mod conversation_acp_session;
 mod documents_evict;
 mod drill;
 mod fail_closed;

@@ -2,6 +2,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod agents;
+
 use rho_actors::entity::CommandContext;
 use rho_actors::identity::input_digest;
 use rho_actors::open::ProjectConfig;
