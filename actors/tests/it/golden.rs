@@ -34,8 +34,9 @@ use std::path::{Path, PathBuf};
 use support::{config, ctx, ctx_with, Env};
 use uuid::Uuid;
 
-/// The journal format version (`journal/FORMAT.md`) the golden segment was written with.
-const JOURNAL_FORMAT: u32 = 1;
+/// The journal format version (`journal/FORMAT.md`) the golden segment of today's state format
+/// (`v6`) was written with: 2, a preallocated segment.
+const JOURNAL_FORMAT: u32 = 2;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
