@@ -4,9 +4,8 @@
 use super::entity::{Ended, Started};
 use crate::error::ActorError;
 use crate::limits::ConsoleLimits;
-use rho_kernels::console::files;
+use rho_kernels::console::{files, start};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long the guard may take to report the command started.
@@ -22,24 +21,11 @@ pub(crate) fn start_guard(
 ) -> Result<Result<Started, Ended>, ActorError> {
     let exe = std::env::current_exe()
         .map_err(|e| ActorError::unavailable(format!("cannot locate this executable: {e}")))?;
-    let log = std::fs::File::create(files::log_path(dir))
-        .map_err(|e| ActorError::internal(format!("cannot create the guard log: {e}")))?;
-    let mut child = Command::new(exe)
-        .args(["core", "console-guard", "--record"])
-        .arg(dir)
-        .arg("--cwd")
-        .arg(cwd)
-        .arg("--head")
-        .arg(limits.max_output_bytes.to_string())
-        .arg("--tail")
-        .arg(limits.tail_bytes.to_string())
-        .arg("--")
-        .arg(text)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
+    let bounds = start::Bounds {
+        head: limits.max_output_bytes,
+        tail: limits.tail_bytes,
+    };
+    let mut child = start::spawn_guard(&exe, dir, cwd, text, bounds)
         .map_err(|e| ActorError::unavailable(format!("cannot start the console guard: {e}")))?;
     let deadline = Instant::now() + START_WAIT;
     let outcome = loop {

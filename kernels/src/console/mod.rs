@@ -3,3 +3,4 @@
 
 pub mod files;
 pub mod guard;
+pub mod start;
