@@ -4,7 +4,8 @@
 //! `output` holds the kept head as frames (`stream byte`, `u32 LE length`, bytes) in the order
 //! the guard read them; once the head is full, `tail` is rewritten (temp -> rename) with the
 //! omitted byte count (`u64 LE`) and the frames of the last bytes. `guard.json` is written once
-//! the command started, `exit.json` (fsynced) once it ended.
+//! the command started (not fsynced: a machine crash ends the command too), `exit.json`
+//! (fsynced) once it ended.
 
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -78,6 +79,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         std::fs::File::open(parent)?.sync_all()?;
     }
     Ok(())
+}
+
+/// Replaces `path` through a temporary file and a rename, without fsync: for reports a machine
+/// crash makes moot (the command dies with the machine), such as `guard.json` and `tail`.
+pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {

@@ -111,10 +111,7 @@ impl Keeper {
             for c in &self.tail {
                 files::frame(&mut b, c.stream, &c.bytes);
             }
-            let path = files::tail_path(&self.dir);
-            let tmp = path.with_extension("tmp");
-            std::fs::write(&tmp, &b)?;
-            std::fs::rename(&tmp, &path)?;
+            files::write_replace(&files::tail_path(&self.dir), &b)?;
             self.tail_dirty = false;
             self.tail_written = Instant::now();
         }
@@ -199,7 +196,7 @@ pub fn run(args: GuardArgs) -> ExitCode {
     };
     let written = serde_json::to_vec(&guard)
         .map_err(std::io::Error::other)
-        .and_then(|b| files::write_atomic(&files::guard_path(&dir), &b));
+        .and_then(|b| files::write_replace(&files::guard_path(&dir), &b));
     if let Err(e) = written {
         eprintln!("rho core console-guard: cannot write guard.json: {e}");
     }
