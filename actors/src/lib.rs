@@ -17,6 +17,7 @@ pub mod charts;
 pub(crate) mod child;
 pub(crate) mod children;
 pub mod codec;
+pub mod console;
 pub mod documents;
 pub(crate) mod durable;
 pub mod entity;

@@ -31,9 +31,9 @@ pub(crate) const OWNERS: &[OwnerSpec] = &[
     crate::requirements::SPEC,
     crate::runs::SPEC,
     crate::agent::SPEC,
+    crate::console::SPEC,
     // Selectable owners with no parts in this build yet: they provide nothing.
     OwnerSpec::without_parts(Owner::Annotations, &[Owner::Documents]),
-    OwnerSpec::without_parts(Owner::Console, &[]),
     OwnerSpec::without_parts(Owner::Kernel, &[]),
 ];
 
@@ -50,6 +50,8 @@ crate::state::project_state! {
     runs: crate::runs::RunsEntity,
     /// Agent activity and bindings (agent owner).
     agent: crate::agent::AgentEntity,
+    /// Shell command records (console owner).
+    console: crate::console::ConsoleEntity,
 }
 
 /// What owners keep on the project actor beside their entities, rebuilt from replayed state.

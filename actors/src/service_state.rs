@@ -17,6 +17,8 @@ pub struct ServiceState {
     pub(crate) verified: Verified,
     /// The few most recently read tables.
     pub(crate) tables: TableCache,
+    /// Console commands being followed to their end: one follower each.
+    pub(crate) console: crate::console::follow::Followed,
 }
 
 #[cfg(test)]

@@ -51,6 +51,9 @@ pub enum CoreCommand {
         #[arg(last = true, required = true, value_name = "PROGRAM ARGS")]
         command: Vec<OsString>,
     },
+    /// Run one Console command detached, writing its output and end to its record folder (internal).
+    #[command(hide = true)]
+    ConsoleGuard(crate::console::guard::GuardArgs),
     /// Start the project's Host unless one answers; prints its pid and whether this started it.
     Start {
         #[command(flatten)]
@@ -122,6 +125,7 @@ pub fn run(args: CoreArgs) -> ExitCode {
     let code = match args.command {
         CoreCommand::Host { project } => host(project),
         CoreCommand::Guard { command } => return crate::guard::run(&command),
+        CoreCommand::ConsoleGuard(args) => return crate::console::guard::run(args),
         CoreCommand::Start { target } => start(&target),
         CoreCommand::Ping { target } => send(&target, HostRequest::Ping, 0),
         CoreCommand::Submit { target, spec } => match read_spec(&spec) {

@@ -3,6 +3,7 @@
 //! Core CLI.
 
 pub mod cli;
+pub mod console;
 pub mod core;
 pub mod guard;
 pub mod host;

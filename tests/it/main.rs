@@ -21,6 +21,8 @@ mod agent_mcp_contract;
 mod agent_stale;
 mod capabilities;
 mod chromium;
+mod console;
+mod console_drills;
 mod contexts;
 mod conversations;
 mod core_host;

@@ -12,6 +12,8 @@ use crate::support;
 
 use rho_actors::agent::entity::{Activity, AgentCommand, Binding};
 use rho_actors::agent::handlers::{BindingWrite, RecordActivity};
+use rho_actors::console::entity::{CommandRecord, CommandState, ConsoleEvent, Ended, Started};
+use rho_actors::console::handlers::state::{AcceptCommand, LearnCommand};
 use rho_actors::contexts::handlers::{ContextSource, MakeContext};
 use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDocument};
 use rho_actors::documents::text::Edit;
@@ -34,8 +36,9 @@ use std::path::{Path, PathBuf};
 use support::{config, ctx, ctx_with, Env};
 use uuid::Uuid;
 
-/// The journal format version (`journal/FORMAT.md`) the golden segment was written with.
-const JOURNAL_FORMAT: u32 = 1;
+/// The journal format version (`journal/FORMAT.md`) the golden segment of today's state format
+/// (`v6`) was written with: 2, a preallocated segment.
+const JOURNAL_FORMAT: u32 = 2;
 
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -227,7 +230,7 @@ const T0: i64 = 1_700_000_000_000;
 
 /// Writes one project through the actors, touching every owner reachable without R: project
 /// settings, a document (open, edit, undo, save, close), a resource, a context, a selection,
-/// agent activity and a binding; a snapshot in the middle; then a clean close.
+/// agent activity, a binding and a Console command's facts; a snapshot in the middle; then a clean close.
 async fn generate(env: &Env) -> PathBuf {
     let service = env.service();
     let (info, p) = support::created(&service, "golden").await;
@@ -391,6 +394,57 @@ async fn generate(env: &Env) -> PathBuf {
     .await
     .unwrap()
     .unwrap();
+    // A Console command's facts (no process: the record and what its guard reported).
+    let command = "11111111-2222-4333-8444-555555555555".to_string();
+    p.send(AcceptCommand {
+        record: Box::new(CommandRecord {
+            command_id: command.clone(),
+            change_id: "cmd-1".into(),
+            text: "echo golden".into(),
+            cwd: String::new(),
+            by: "local".into(),
+            accepted_at_ms: T0,
+            state: CommandState::Starting,
+            started: None,
+            stop: None,
+            ended: None,
+            note: None,
+        }),
+        ctx: ctx_with("cmd-1", &json!({"command": "echo golden"})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    for event in [
+        ConsoleEvent::Started {
+            command_id: command.clone(),
+            started: Started {
+                pid: 4242,
+                pid_start: 77,
+                guard_pid: 4241,
+                guard_start: 76,
+                started_at_ms: T0 + 5,
+            },
+        },
+        ConsoleEvent::StopRequested {
+            command_id: command.clone(),
+            by: "local".into(),
+        },
+        ConsoleEvent::Ended {
+            command_id: command.clone(),
+            ended: Ended {
+                exit_code: None,
+                signal: Some(15),
+                ended_at_ms: T0 + 9,
+                stdout_bytes: 7,
+                stderr_bytes: 0,
+                omitted_bytes: 0,
+                error: None,
+            },
+        },
+    ] {
+        p.send(LearnCommand { event }).await.unwrap().unwrap();
+    }
     p.send(DocWrite {
         id: doc.id,
         op: DocWriteOp::Close,
@@ -423,6 +477,7 @@ async fn the_generator_writes_a_journal_touching_every_reachable_owner() {
         "contexts",
         "selections",
         "agent",
+        "console",
     ] {
         assert!(kinds.contains(kind), "no {kind} record in {kinds:?}");
     }

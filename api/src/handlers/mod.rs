@@ -6,6 +6,7 @@ mod capability;
 mod capability_index;
 mod charts;
 mod connect;
+mod console;
 mod context_list;
 mod contexts;
 mod data;
@@ -64,6 +65,7 @@ pub fn register_service_operations(
     connect::register(table, &services)?;
     capability_index::register(table, &services)?;
     bindings::register(table, &services)?;
+    console::register(table, &services)?;
     #[cfg(feature = "test-owner")]
     testing::register(table, &services)?;
     Ok(())

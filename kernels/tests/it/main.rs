@@ -6,6 +6,7 @@
 //! `docs/decisions/0006-one-test-binary-per-crate.md`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod console_guard;
 mod core_cli;
 mod host_lifecycle;
 mod host_runs;

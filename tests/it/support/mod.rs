@@ -7,6 +7,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod browser;
+pub mod console;
 pub mod contract;
 pub mod env;
 pub mod http;

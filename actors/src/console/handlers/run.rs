@@ -1,0 +1,145 @@
+//! `console.run`: check the folder, journal the command (identity, limits, eviction), start its
+//! guard exactly once (the record folder is created once), journal its start and follow it.
+
+use super::state::{one, AcceptCommand, LearnCommand};
+use crate::console::entity::{CommandRecord, CommandState, ConsoleEvent};
+use crate::console::{follow, process};
+use crate::entity::CommandContext;
+use crate::error::ActorError;
+use crate::project_actor::ProjectActor;
+use actix::prelude::*;
+use rho_kernels::console::files;
+use std::path::{Path, PathBuf};
+
+/// Run `text` in `cwd` (project-relative) under the caller identity in `ctx`.
+#[derive(Message)]
+#[rtype(result = "Result<CommandRecord, ActorError>")]
+pub struct RunConsole {
+    pub change_id: String,
+    pub text: String,
+    pub cwd: Option<String>,
+    pub ctx: CommandContext,
+}
+
+/// The folder a command runs in: inside the project, not under `.rho/`, no `..`, no symlink
+/// that leaves it; returns (canonical folder, project-relative form).
+pub fn resolve_cwd(project: &Path, cwd: Option<&str>) -> Result<(PathBuf, String), ActorError> {
+    let bad = |why: &str| ActorError::invalid("cwd", why.to_string());
+    let root = project
+        .canonicalize()
+        .map_err(|e| ActorError::internal(format!("the project folder: {e}")))?;
+    let rel = cwd.unwrap_or("").trim_end_matches('/');
+    if rel.is_empty() || rel == "." {
+        return Ok((root, String::new()));
+    }
+    let p = Path::new(rel);
+    if p.is_absolute() {
+        return Err(bad("cwd is a project-relative folder"));
+    }
+    for c in p.components() {
+        match c {
+            std::path::Component::Normal(s) if s != ".rho" => {}
+            std::path::Component::CurDir => {}
+            _ => return Err(bad("cwd may not name .., .rho or leave the project")),
+        }
+    }
+    let full = root
+        .join(p)
+        .canonicalize()
+        .map_err(|_| bad("cwd is not an existing folder of the project"))?;
+    if !full.starts_with(&root) || full.starts_with(root.join(".rho")) {
+        return Err(bad("cwd leaves the project (a symlink)"));
+    }
+    if !full.is_dir() {
+        return Err(bad("cwd is not a folder"));
+    }
+    Ok((full, rel.to_string()))
+}
+
+impl Handler<RunConsole> for ProjectActor {
+    type Result = ResponseFuture<Result<CommandRecord, ActorError>>;
+
+    fn handle(&mut self, msg: RunConsole, ctx: &mut Context<Self>) -> Self::Result {
+        let me = ctx.address();
+        let project = self.dir().to_path_buf();
+        let limits = self.config_limits().console.clone();
+        let followed = self.service_state().console.clone();
+        Box::pin(async move {
+            let (cwd, rel) = resolve_cwd(&project, msg.cwd.as_deref())?;
+            let record = CommandRecord {
+                command_id: uuid::Uuid::new_v4().to_string(),
+                change_id: msg.change_id,
+                text: msg.text,
+                cwd: rel,
+                by: msg.ctx.principal.to_string(),
+                accepted_at_ms: msg.ctx.time_ms,
+                state: CommandState::Starting,
+                started: None,
+                stop: None,
+                ended: None,
+                note: None,
+            };
+            let accepted = me
+                .send(AcceptCommand {
+                    record: Box::new(record),
+                    ctx: msg.ctx,
+                })
+                .await
+                .map_err(|e| ActorError::internal(e.to_string()))??;
+            for old in &accepted.evicted {
+                let _ = std::fs::remove_dir_all(files::record_dir(&project, old));
+            }
+            let id = accepted.record.command_id.clone();
+            let current =
+                match one(&me, &id).await {
+                    Ok(c) => c,
+                    Err(ActorError::NotFound { .. }) => return Err(ActorError::Expired {
+                        reason:
+                            "this changeId's command record was evicted under console.maxRecords"
+                                .into(),
+                    }),
+                    Err(e) => return Err(e),
+                };
+            let dir = files::record_dir(&project, &id);
+            if current.state != CommandState::Starting {
+                return Ok(current);
+            }
+            if let Some(parent) = dir.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| ActorError::internal(format!("the console folder: {e}")))?;
+            }
+            // Exactly once: only the caller that creates the record folder starts the guard.
+            if std::fs::create_dir(&dir).is_err() {
+                return Ok(current);
+            }
+            let text = current.text.clone();
+            let (d, l) = (dir.clone(), limits.clone());
+            let outcome =
+                tokio::task::spawn_blocking(move || process::start_guard(&d, &cwd, &text, &l))
+                    .await
+                    .map_err(|e| ActorError::internal(e.to_string()))?;
+            let event = match outcome {
+                Ok(Ok(started)) => ConsoleEvent::Started {
+                    command_id: id.clone(),
+                    started,
+                },
+                Ok(Err(ended)) => ConsoleEvent::Ended {
+                    command_id: id.clone(),
+                    ended,
+                },
+                Err(e) => ConsoleEvent::Unknown {
+                    command_id: id.clone(),
+                    reason: e.to_string(),
+                },
+            };
+            let after = me
+                .send(LearnCommand { event })
+                .await
+                .map_err(|e| ActorError::internal(e.to_string()))??;
+            if after.state == CommandState::Running {
+                follow::follow(me, project, after.clone(), &followed);
+            }
+            Ok(after)
+        })
+    }
+}

@@ -1,0 +1,85 @@
+//! Starting a command's guard (this executable re-run as `core console-guard`) and signalling a
+//! command's process group, each checked against the recorded start time (never a reused pid).
+
+use super::entity::{Ended, Started};
+use crate::error::ActorError;
+use crate::limits::ConsoleLimits;
+use rho_kernels::console::{files, start};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How long the guard may take to report the command started.
+const START_WAIT: Duration = Duration::from_secs(10);
+
+/// Starts the guard for a command whose record folder `dir` was just created; waits for its
+/// guard record (or its failure record).
+pub(crate) fn start_guard(
+    dir: &Path,
+    cwd: &Path,
+    text: &str,
+    limits: &ConsoleLimits,
+) -> Result<Result<Started, Ended>, ActorError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| ActorError::unavailable(format!("cannot locate this executable: {e}")))?;
+    let bounds = start::Bounds {
+        head: limits.max_output_bytes,
+        tail: limits.tail_bytes,
+    };
+    let mut child = start::spawn_guard(&exe, dir, cwd, text, bounds)
+        .map_err(|e| ActorError::unavailable(format!("cannot start the console guard: {e}")))?;
+    let deadline = Instant::now() + START_WAIT;
+    let outcome = loop {
+        if let Some(g) = files::read_guard(dir) {
+            break Ok(Ok(started(&g)));
+        }
+        if let Some(e) = files::read_exit(dir) {
+            break Ok(Err(ended(&e)));
+        }
+        if Instant::now() > deadline {
+            break Err(ActorError::internal(
+                "the console guard did not report a start",
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    // Reap the guard when it ends (it is our child while this service lives).
+    let _ = std::thread::Builder::new()
+        .name("console-reap".into())
+        .spawn(move || child.wait());
+    outcome
+}
+
+pub(crate) fn started(g: &files::GuardRecord) -> Started {
+    Started {
+        pid: g.pid,
+        pid_start: g.pid_start,
+        guard_pid: g.guard_pid,
+        guard_start: g.guard_start,
+        started_at_ms: g.started_at_ms,
+    }
+}
+
+pub(crate) fn ended(e: &files::ExitRecord) -> Ended {
+    Ended {
+        exit_code: e.exit_code,
+        signal: e.signal,
+        ended_at_ms: e.ended_at_ms,
+        stdout_bytes: e.stdout_bytes,
+        stderr_bytes: e.stderr_bytes,
+        omitted_bytes: e.omitted_bytes,
+        error: e.error.clone(),
+    }
+}
+
+/// Whether the command's guard is still the process that started it.
+pub(crate) fn guard_alive(s: &Started) -> bool {
+    files::is_same_process(s.guard_pid, s.guard_start)
+}
+
+/// Sends `signal` to the command's process group while its leader is still the command.
+pub(crate) fn signal_group(s: &Started, signal: nix::sys::signal::Signal) -> bool {
+    if !files::is_same_process(s.pid, s.pid_start) {
+        return false;
+    }
+    nix::sys::signal::killpg(nix::unistd::Pid::from_raw(s.pid), signal).is_ok()
+}
