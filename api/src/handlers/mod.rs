@@ -13,6 +13,7 @@ mod document_history;
 mod documents;
 mod export;
 mod files;
+mod kernel;
 mod knowledge;
 mod media;
 mod media_context;
@@ -64,6 +65,7 @@ pub fn register_service_operations(
     connect::register(table, &services)?;
     capability_index::register(table, &services)?;
     bindings::register(table, &services)?;
+    kernel::register(table, &services)?;
     #[cfg(feature = "test-owner")]
     testing::register(table, &services)?;
     Ok(())

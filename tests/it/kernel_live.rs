@@ -1,0 +1,137 @@
+//! Notebook cells in real R and Python through the real `rho` (issue 15): identity per caller,
+//! output, variables, interrupt keeping values, the queue limit, reads while a cell runs, and the
+//! kill -9 drill (no session process survives; the next start records what was cut short).
+
+use crate::support::poll::until;
+use crate::support::Env;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn run(e: &Env, language: &str, change: &str, code: &str, wait_ms: u64) -> Value {
+    e.ok(
+        "kernel.run",
+        json!({"language": language, "code": code, "changeId": change, "waitMs": wait_ms}),
+    )
+}
+
+fn cell(e: &Env, id: &Value) -> Value {
+    e.ok("kernel.read", json!({"cellId": id}))["cells"][0].clone()
+}
+
+fn text(cell: &Value) -> String {
+    cell["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["text"].as_str().unwrap())
+        .collect()
+}
+
+/// Processes whose process group is `pgid` (the session's guard leads its group).
+fn group_alive(pgid: u64) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
+        std::fs::read_to_string(p.path().join("stat"))
+            .ok()
+            .and_then(|s| {
+                let rest = s.rsplit_once(')')?.1.to_string();
+                rest.split_whitespace().nth(2)?.parse::<u64>().ok()
+            })
+            == Some(pgid)
+    })
+}
+
+#[test]
+fn r_and_python_cells_run_once_per_caller_identity_and_record_output_and_variables() {
+    let e = Env::start(&[], None, "notebook");
+    let a = run(&e, "r", "one", "x <- 1 + 1\nmessage('note')\nx", 60_000);
+    assert_eq!(a["end"]["outcome"], "done", "{a}");
+    assert!(text(&a).contains("[1] 2"), "{a}");
+    assert_eq!(a["output"][0]["stream"], "message", "{a}");
+    assert_eq!(a["by"], "operator");
+    assert!(a["version"].as_str().unwrap().starts_with("R "), "{a}");
+    assert_eq!(a["defined"], json!(["x"]));
+    // The same identity is the same cell, not run again; a different body conflicts.
+    let again = run(&e, "r", "one", "x <- 1 + 1\nmessage('note')\nx", 0);
+    assert_eq!(again["cellId"], a["cellId"]);
+    let (_, err) = e.err(
+        "kernel.run",
+        json!({"language": "r", "code": "2", "changeId": "one"}),
+    );
+    assert_eq!(err["code"], "conflict", "{err}");
+    let read = e.ok("kernel.read", json!({}));
+    assert_eq!(read["cells"].as_array().unwrap().len(), 1, "{read}");
+    let session = &read["sessions"][0];
+    assert_eq!(
+        (session["language"].as_str(), session["state"].as_str()),
+        (Some("r"), Some("live"))
+    );
+    assert_eq!(session["variables"][0]["name"], "x");
+    assert_eq!(session["variables"][0]["cellId"], a["cellId"]);
+    let p = run(&e, "python", "py", "y = 40 + 2\ny", 60_000);
+    assert_eq!(p["end"]["outcome"], "done", "{p}");
+    assert!(text(&p).contains("42"), "{p}");
+    let value = e.ok("kernel.inspect", json!({"language": "r", "path": "x"}));
+    assert_eq!(value["answer"], "value", "{value}");
+    assert_eq!(value["afterCellId"], a["cellId"], "{value}");
+}
+
+#[test]
+fn interrupt_stops_a_long_cell_keeping_values_reads_answer_meanwhile_and_the_queue_is_bounded() {
+    let e = Env::start(&[], Some(json!({"kernel": {"maxQueued": 1}})), "notebook");
+    run(&e, "r", "keep", "kept <- 7", 60_000);
+    let long = run(&e, "r", "long", "Sys.sleep(30)", 0);
+    until("the long cell runs", Duration::from_secs(20), || {
+        cell(&e, &long["cellId"])["state"] == "running"
+    });
+    let waiting = run(&e, "r", "next", "kept + 1", 0);
+    assert_eq!(waiting["state"], "waiting", "{waiting}");
+    let (_, err) = e.err(
+        "kernel.run",
+        json!({"language": "r", "code": "3", "changeId": "full"}),
+    );
+    assert_eq!(
+        (err["code"].as_str(), err["details"]["limit"].as_str()),
+        (Some("limit"), Some("kernel.maxQueued")),
+        "{err}"
+    );
+    // A read and an inspect answer at once while the cell runs (busy, never waiting for it).
+    let busy = e.ok("kernel.inspect", json!({"language": "r", "path": "kept"}));
+    assert_eq!(busy["answer"], "busy", "{busy}");
+    e.ok("kernel.interrupt", json!({"cellId": long["cellId"]}));
+    until(
+        "the long cell is interrupted",
+        Duration::from_secs(20),
+        || cell(&e, &long["cellId"])["end"]["outcome"] == "interrupted",
+    );
+    assert_eq!(cell(&e, &long["cellId"])["end"]["by"], "operator");
+    until("the waiting cell ran", Duration::from_secs(20), || {
+        cell(&e, &waiting["cellId"])["end"]["outcome"] == "done"
+    });
+    assert!(text(&cell(&e, &waiting["cellId"])).contains("[1] 8"));
+}
+
+#[test]
+fn after_kill_9_no_session_process_survives_and_the_next_start_records_what_was_cut_short() {
+    let mut e = Env::start(&[], None, "notebook");
+    let long = run(&e, "r", "long", "Sys.sleep(60)", 0);
+    until("the long cell runs", Duration::from_secs(20), || {
+        cell(&e, &long["cellId"])["state"] == "running"
+    });
+    let waiting = run(&e, "r", "after", "1", 0);
+    let read = e.ok("kernel.read", json!({}));
+    let pid = read["sessions"][0]["pid"].as_u64().unwrap();
+    assert!(group_alive(pid));
+    e.restart(&[]);
+    until(
+        "no session process survives",
+        Duration::from_secs(10),
+        || !group_alive(pid),
+    );
+    let read = e.ok("kernel.read", json!({}));
+    assert_eq!(read["sessions"][0]["end"]["reason"], "rho-closed", "{read}");
+    assert_eq!(cell(&e, &long["cellId"])["end"]["outcome"], "unknown");
+    assert_eq!(cell(&e, &waiting["cellId"])["end"]["outcome"], "not-run");
+    // Nothing runs again: the same identity answers its ended cell.
+    let again = run(&e, "r", "after", "1", 0);
+    assert_eq!(again["end"]["outcome"], "not-run");
+}
