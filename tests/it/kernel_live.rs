@@ -135,3 +135,34 @@ fn after_kill_9_no_session_process_survives_and_the_next_start_records_what_was_
     let again = run(&e, "r", "after", "1", 0);
     assert_eq!(again["end"]["outcome"], "not-run");
 }
+
+#[test]
+fn r_plots_are_kept_by_digest_a_later_cell_redraws_one_and_python_interrupt_keeps_values() {
+    let e = Env::start(&[], None, "notebook");
+    let two = run(&e, "r", "two", "plot(1:10)\nplot(3:1)", 60_000);
+    assert_eq!(two["end"]["outcome"], "done", "{two}");
+    let plots = two["plots"].as_array().unwrap();
+    assert_eq!(plots.len(), 2, "{two}");
+    let png = e.ok("kernel.plot", json!({"cellId": two["cellId"], "index": 1}));
+    assert!(png["png"].as_str().unwrap().starts_with("iVBOR"), "a PNG");
+    assert_eq!(png["digest"], plots[1]["digest"]);
+    let over = run(&e, "r", "over", "abline(h = 2)", 60_000);
+    let replaces = over["plots"][0]["replaces"].as_str().unwrap_or_default();
+    assert!(
+        replaces.starts_with(two["cellId"].as_str().unwrap()),
+        "{over}"
+    );
+    run(&e, "python", "keep", "kept = 5", 60_000);
+    let long = run(&e, "python", "long", "import time\ntime.sleep(30)", 0);
+    until("the long cell runs", Duration::from_secs(20), || {
+        cell(&e, &long["cellId"])["state"] == "running"
+    });
+    e.ok("kernel.interrupt", json!({"cellId": long["cellId"]}));
+    until(
+        "the long cell is interrupted",
+        Duration::from_secs(20),
+        || cell(&e, &long["cellId"])["end"]["outcome"] == "interrupted",
+    );
+    let after = run(&e, "python", "after", "kept + 1", 60_000);
+    assert!(text(&after).contains('6'), "{after}");
+}
