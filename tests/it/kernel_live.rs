@@ -166,3 +166,49 @@ fn r_plots_are_kept_by_digest_a_later_cell_redraws_one_and_python_interrupt_keep
     let after = run(&e, "python", "after", "kept + 1", 60_000);
     assert!(text(&after).contains('6'), "{after}");
 }
+
+#[test]
+fn an_interpreter_in_the_project_is_kept_and_a_session_others_used_is_not_restarted() {
+    let e = Env::start(&[], None, "notebook");
+    let python = which("python3");
+    std::fs::create_dir_all(e.dir.join(".venv/bin")).unwrap();
+    std::os::unix::fs::symlink(&python, e.dir.join(".venv/bin/python")).unwrap();
+    let body = |change: &str, interpreter: Option<&str>| {
+        let mut b =
+            json!({"language": "python", "code": "1", "changeId": change, "waitMs": 60_000});
+        if let Some(i) = interpreter {
+            b["interpreter"] = json!(i);
+        }
+        b
+    };
+    let first = e.ok("kernel.run", body("a", Some(".venv/bin/python")));
+    assert_eq!(first["end"]["outcome"], "done", "{first}");
+    assert_eq!(first["program"], ".venv/bin/python", "{first}");
+    let read = e.ok("kernel.read", json!({}));
+    assert_eq!(
+        read["interpreters"][0]["program"], ".venv/bin/python",
+        "{read}"
+    );
+    // Only this caller ran cells: another interpreter restarts the session with it.
+    std::os::unix::fs::symlink(&python, e.dir.join(".venv/bin/python3")).unwrap();
+    let second = e.ok("kernel.run", body("b", Some(".venv/bin/python3")));
+    assert_eq!(second["program"], ".venv/bin/python3", "{second}");
+    assert_ne!(second["sessionId"], first["sessionId"]);
+    // An Agent runs a cell in it; then the operator's other interpreter is refused.
+    e.grant("claude-code", None);
+    let token = e.token("claude-code");
+    let (status, r) = e.agent_call(&token, "kernel.run", body("c", None));
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["value"]["by"], "agent:claude-code");
+    let (_, err) = e.err("kernel.run", body("d", Some(".venv/bin/python")));
+    assert_eq!(err["code"], "conflict", "{err}");
+}
+
+fn which(program: &str) -> std::path::PathBuf {
+    let out = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .unwrap();
+    let path = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    std::fs::canonicalize(path).unwrap()
+}

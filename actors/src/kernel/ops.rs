@@ -41,8 +41,14 @@ pub fn validate_run(req: &RunRequest, handle: &KernelHandle) -> Result<(), Actor
         ));
     }
     if let Some(i) = &req.interpreter {
-        // A program inside the project (symlinks only while they stay inside it).
-        crate::paths::resolve_existing(handle.dir(), "interpreter", i)?;
+        // A program in a folder of the project; it may be a link out of it (a venv's python).
+        crate::paths::components("interpreter", i)?;
+        if !handle.dir().join(i).is_file() {
+            return Err(ActorError::invalid(
+                "interpreter",
+                format!("{i:?} is not a program in the project"),
+            ));
+        }
     }
     Ok(())
 }
