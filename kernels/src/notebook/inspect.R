@@ -1,5 +1,6 @@
 # Rho's notebook runner for R, its inspection half (sourced by runner.R into its own scope):
-# one value of the global environment described as kind, class, size, facts and a page.
+# one value of the global environment described as kind, class, size, facts and a page; and the
+# JSON writer of the runner's answers (jsonlite's toJSON costs ~2 ms for a small message).
 inspect_missing <- function(msg) structure(class = c("rho_missing", "error", "condition"),
   list(message = msg, call = NULL))
 
@@ -29,6 +30,36 @@ resolve <- function(expr) {
     return(obj[[key]])
   }
   stop("not a value's path: use names, $name, @slot and [[position]]")
+}
+
+# JSON string literals for a character vector (NA is null): base R's encodeString, whose escapes
+# are JSON's in a UTF-8 locale except \a \v \0.. \x.. \U..; an element showing one of those
+# (or a literal backslash before such a letter) is written by jsonlite instead.
+utf8_locale <- isTRUE(l10n_info()[["UTF-8"]])
+json_strings <- function(s) {
+  out <- encodeString(s, quote = '"')
+  out[is.na(s)] <- "null"
+  odd <- if (utf8_locale) grepl("\\\\[av0-7xuU]", out) else !is.na(s)
+  if (any(odd)) out[odd] <- vapply(s[odd], function(v) as.character(jsonlite::toJSON(v, auto_unbox = TRUE)), "")
+  out
+}
+
+# JSON for the runner's messages: a named list is an object, an unnamed one an array, a vector
+# of length one (unless I()) a scalar, NULL and NA null, class "json" verbatim.
+to_json <- function(x) {
+  if (is.null(x)) return("null")
+  if (inherits(x, "json")) return(unclass(x))
+  if (is.list(x)) {
+    parts <- vapply(x, to_json, "", USE.NAMES = FALSE)
+    nm <- names(x)
+    if (is.null(nm)) return(paste0("[", paste(parts, collapse = ","), "]"))
+    return(paste0("{", paste0(json_strings(nm), ":", parts, collapse = ","), "}"))
+  }
+  v <- if (is.character(x) || is.factor(x)) json_strings(as.character(x))
+    else if (is.logical(x)) ifelse(is.na(x), "null", ifelse(x, "true", "false"))
+    else if (is.numeric(x)) ifelse(is.finite(x), as.character(unclass(x)), "null")
+    else json_strings(as.character(x))
+  if (inherits(x, "AsIs") || length(x) != 1) paste0("[", paste(v, collapse = ","), "]") else v
 }
 
 fmt_col <- function(v, n) {
@@ -61,12 +92,15 @@ table_page <- function(x, code, offset, rows, sort) {
   }
   page <- x[idx, cols, drop = FALSE]
   cells <- lapply(cols, function(j) fmt_col(if (is.data.frame(page)) page[[j]] else page[, j], lim$inspectCellChars))
-  rows_out <- lapply(seq_along(idx), function(i) {
-    r <- list(index = idx[[i]], values = lapply(cells, function(c) c$text[[i]]))
-    cut <- which(vapply(cells, function(c) c$cut[[i]], logical(1)))
-    if (length(cut)) r$cut <- as.list(cut)
-    r
-  })
+  # The rows are written as JSON text here: jsonlite is slow on many small lists.
+  rows_out <- if (length(idx) == 0) "[]" else {
+    vals <- do.call(paste, c(lapply(cells, function(c) json_strings(c$text)), sep = ","))
+    cutm <- do.call(cbind, lapply(cells, function(c) c$cut))
+    cuts <- apply(cutm, 1, function(r) if (any(r)) paste0(',"cut":[', paste(which(r), collapse = ","), "]") else "")
+    paste0("[", paste0('{"index":', format(idx, scientific = FALSE, trim = TRUE), ',"values":[', vals, "]", cuts, "}",
+                       collapse = ","), "]")
+  }
+  rows_out <- structure(rows_out, class = "json")
   columns <- lapply(cols, function(j) {
     v <- if (is.data.frame(x)) x[[j]] else x[, j]
     list(name = cn[[j]], type = class(v)[1], position = j,

@@ -50,7 +50,10 @@ def _summary(v):
             return _cut("%s%s" % (v.__name__, _inspect.signature(v)), 100)
         except (TypeError, ValueError):
             return v.__name__
-    return _cut(_repr.repr(v).replace("\n", " "), 100)
+    if mod == "builtins":
+        return _cut(_repr.repr(v).replace("\n", " "), 100)
+    # Another library's or the cell's own class: its repr may be slow or large; name it only.
+    return _cut("%s.%s object" % (mod, type(v).__qualname__), 100)
 
 
 def _fingerprint(v):

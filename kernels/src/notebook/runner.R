@@ -12,13 +12,17 @@ local({
   cur_cell <- 0
   pipe <- file(args[[1]], open = "r", blocking = TRUE, raw = TRUE)
 
+  # Frames go to stdout through a connection of their own, so a cell's sink() or capture.output()
+  # never takes them.
+  frames <- file("/dev/stdout", open = "w")
   answered <- FALSE
   emit <- function(x) {
     if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
     seq_no <<- seq_no + 1L
-    json <- jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", na = "null", digits = NA)
-    cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "")
-    flush(stdout())
+    json <- to_json(x)
+    flush(stdout()) # the cell's printed text first, then the frame after it
+    cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "", file = frames)
+    flush(frames)
   }
   out <- function(stream, text) emit(list(t = "out", stream = stream, text = text))
   cut_text <- function(s, n) {
@@ -102,23 +106,35 @@ local({
     if (!is.null(r)) return(r)
     vapply(vals, function(x) tryCatch(f(x), error = function(e) fallback), "", USE.NAMES = FALSE)
   }
-  # Columnar (one JSON array per field): jsonlite writes a character vector fast.
+  # Columnar (one JSON array per field): jsonlite writes a character vector fast. A value that is
+  # the same object as after the previous cell keeps its description (only changed ones cost).
+  prev_desc <- list()
   variables <- function() {
     env <- globalenv()
     nms <- ls(env)
     vals <- mget(nms, envir = env)
     pn <- names(prev_vals)
-    changed <- vapply(nms, function(n) !identical(prev_vals[[n]], vals[[n]]), logical(1), USE.NAMES = FALSE)
-    defined <- nms[changed | !(nms %in% pn)]
-    shown <- vals[seq_len(min(length(nms), lim$maxVariables))]
+    same <- vapply(nms, function(n) identical(prev_vals[[n]], vals[[n]]), logical(1), USE.NAMES = FALSE) & nms %in% pn
+    defined <- nms[!same]
+    shown <- seq_len(min(length(nms), lim$maxVariables))
     omitted <- length(nms) - length(shown)
     cut <- omitted > 0
     removed <- if (cut || prev_cut) NULL else I(as.character(setdiff(pn, nms)))
-    prev_vals <<- vals; prev_cut <<- cut
-    list(variables = list(names = I(as.character(names(shown))),
-                          types = I(safely(shown, function(x) class(x)[1L], "?")),
-                          sizes = I(safely(shown, size_of, "?")),
-                          summaries = I(safely(shown, one_line, "")),
+    need <- !same[shown] | !(nms[shown] %in% names(prev_desc))
+    fresh <- shown[need]
+    desc <- prev_desc[nms[shown]]
+    if (length(fresh)) {
+      fv <- vals[fresh]
+      new <- mapply(function(t, z, m) c(t, z, m), safely(fv, function(x) class(x)[1L], "?"),
+                    safely(fv, size_of, "?"), safely(fv, one_line, ""), SIMPLIFY = FALSE, USE.NAMES = FALSE)
+      desc[need] <- new
+    }
+    names(desc) <- nms[shown]
+    prev_vals <<- vals; prev_cut <<- cut; prev_desc <<- desc
+    list(variables = list(names = I(as.character(nms[shown])),
+                          types = I(vapply(desc, `[[`, "", 1L, USE.NAMES = FALSE)),
+                          sizes = I(vapply(desc, `[[`, "", 2L, USE.NAMES = FALSE)),
+                          summaries = I(vapply(desc, `[[`, "", 3L, USE.NAMES = FALSE)),
                           omitted = omitted),
          defined = I(defined), removed = removed)
   }

@@ -390,3 +390,13 @@ fn nonce() -> std::io::Result<String> {
     File::open("/dev/urandom")?.read_exact(&mut b)?;
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    /// The owner shares one session between its actor and reader threads.
+    #[test]
+    fn a_session_is_send_and_sync() {
+        fn shared<T: Send + Sync>() {}
+        shared::<super::Session>();
+    }
+}

@@ -9,6 +9,7 @@
 mod core_cli;
 mod host_lifecycle;
 mod host_runs;
+mod notebook_inspect;
 mod notebook_life;
 mod notebook_plots;
 mod notebook_py;

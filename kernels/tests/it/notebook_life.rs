@@ -97,6 +97,24 @@ fn a_runner_not_ready_within_start_timeout_is_killed_with_what_it_printed() {
 }
 
 #[test]
+fn a_runner_that_ends_before_ready_says_what_it_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = shell_script(
+        dir.path(),
+        "no-jsonlite",
+        "echo \"there is no package called 'jsonlite'\" >&2\nexit 1",
+    );
+    let mut sp = spec(dir.path(), Language::R, RuntimeLimits::default());
+    sp.program = fake;
+    let (tx, _rx) = channel();
+    let Err(StartError::Exited { status, printed }) = notebook::start(sp, tx) else {
+        panic!("expected the runner to end before it was ready")
+    };
+    assert_eq!(status, "exit 1");
+    assert!(printed.contains("jsonlite"), "{printed:?}");
+}
+
+#[test]
 fn stop_ends_the_session() {
     let mut s = Live::start(Language::R);
     let cell = s.send("Sys.sleep(30)");
@@ -170,4 +188,52 @@ fn killing_the_parent_leaves_no_runner() {
     parent.kill().unwrap(); // SIGKILL
     let _ = parent.wait();
     until(Duration::from_secs(10), || !group_alive(pgid));
+}
+
+fn exited(s: &Live) -> String {
+    loop {
+        if let SessionEvent::Exited { status, .. } =
+            s.events.recv_timeout(Duration::from_secs(10)).unwrap()
+        {
+            return status;
+        }
+    }
+}
+
+#[test]
+fn a_runner_that_ignores_sigterm_is_killed_after_stop_grace() {
+    let limits = RuntimeLimits {
+        stop_grace_ms: 500,
+        ..Default::default()
+    };
+    let mut s = Live::start_with(Language::Python, limits);
+    s.run("import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)");
+    let t = std::time::Instant::now();
+    s.session.stop();
+    assert_eq!(exited(&s), "signal SIGKILL");
+    assert!(
+        t.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+    until(Duration::from_secs(5), || !group_alive(s.started.pid));
+}
+
+#[test]
+fn a_cell_that_quits_ends_the_session_with_its_status() {
+    let mut s = Live::start(Language::R);
+    let cell = s.send("cat('bye\\n'); quit(status = 3)");
+    let (status, printed) = loop {
+        match s.events.recv_timeout(Duration::from_secs(10)).unwrap() {
+            SessionEvent::Exited {
+                status,
+                printed_tail,
+            } => break (status, printed_tail),
+            SessionEvent::CellEnded { cell: c, .. } if c == cell => panic!("the cell cannot end"),
+            _ => {}
+        }
+    };
+    assert_eq!(status, "exit 3");
+    assert!(printed.contains("bye"), "{printed:?}");
+    assert!(s.session.ended());
 }

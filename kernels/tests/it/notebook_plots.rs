@@ -81,3 +81,21 @@ fn python_figures_are_saved_and_closed_after_each_cell() {
     assert_eq!(c.text(), "0\n");
     assert!(c.plots().is_empty());
 }
+
+#[test]
+fn a_plot_file_over_max_plot_bytes_is_dropped_and_deleted() {
+    let limits = RuntimeLimits {
+        max_plot_bytes: 200,
+        ..Default::default()
+    };
+    let mut s = Live::start_with(Language::R, limits);
+    let c = s.run("plot(rnorm(500))");
+    assert!(c.plots().is_empty());
+    assert!(c.events.iter().any(
+        |e| matches!(e, SessionEvent::PlotDropped { note, .. } if note.contains("maxPlotBytes"))
+    ));
+    let left = std::fs::read_dir(s.dir.path().join(".rho/plugins/kernel/sessions/s1/plots"))
+        .unwrap()
+        .count();
+    assert_eq!(left, 0, "the dropped file is deleted");
+}

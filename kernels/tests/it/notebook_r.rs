@@ -67,6 +67,14 @@ fn variables_defined_and_removed() {
     assert_eq!(c.removed, Some(vec!["b".to_string()]));
     let c = s.run("invisible(a)");
     assert!(c.defined.is_empty(), "{:?}", c.defined);
+    let c = s.run("a <- letters");
+    let a = &c.variables.list[0];
+    assert_eq!(
+        (a.type_name.as_str(), a.size.as_str()),
+        ("character", "26"),
+        "a changed value is described again"
+    );
+    assert!(a.summary.starts_with("a b c d e f ..."), "{a:?}");
 }
 
 #[test]
@@ -105,4 +113,65 @@ fn listing_two_hundred_values_is_fast() {
         best.as_millis() < 50,
         "a cell with 200 listed values took {best:?}"
     );
+}
+
+#[test]
+fn output_past_max_output_bytes_is_counted_not_kept() {
+    let limits = rho_kernels::notebook::RuntimeLimits {
+        max_output_bytes: 1000,
+        ..Default::default()
+    };
+    let mut s = Live::start_with(Language::R, limits);
+    let c = s.run("for (i in 1:100) cat(strrep('x', 99), '\\n', sep = '')");
+    assert_eq!(c.text().len(), 1000);
+    let cut: Vec<u64> = c
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            rho_kernels::notebook::SessionEvent::OutputCut { omitted_bytes, .. } => {
+                Some(*omitted_bytes)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(cut, vec![9000]);
+    let c = s.run("cat('next\\n')");
+    assert_eq!(
+        c.text(),
+        "next\n",
+        "the next cell starts with its own budget"
+    );
+}
+
+#[test]
+fn framed_text_keeps_every_character() {
+    let mut s = Live::start(Language::R);
+    let c = s.run("message('tab\\there \\u00e9\\u20ac \"q\" \\\\a ', intToUtf8(1), ' end')");
+    assert_eq!(
+        c.output(),
+        vec![(
+            Stream::Message,
+            "tab\there \u{e9}\u{20ac} \"q\" \\a \u{1} end\n".to_string()
+        )]
+    );
+}
+
+#[test]
+fn a_sink_or_capture_output_in_a_cell_keeps_the_answers() {
+    let mut s = Live::start(Language::R);
+    let c = s.run("x <- capture.output(message('m'), print(1))\nx");
+    assert_eq!(c.outcome, CellOutcome::Done);
+    assert_eq!(
+        c.output(),
+        vec![
+            (Stream::Message, "m\n".to_string()),
+            (Stream::Stdout, "[1] \"[1] 1\"\n".to_string())
+        ]
+    );
+    let c = s.run(
+        "f <- tempfile(); sink(f); print(2); warning('w'); sink(); cat(readLines(f), sep = '\\n')",
+    );
+    assert_eq!(c.outcome, CellOutcome::Done);
+    assert_eq!(c.output()[0].0, Stream::Warning);
+    assert_eq!(c.output()[1], (Stream::Stdout, "[1] 2\n".to_string()));
 }
