@@ -122,6 +122,22 @@ impl KernelHandle {
         Ok(accepted.reply)
     }
 
+    /// Reads the kernel entity as it stands, durable or not: only to decide whether to keep
+    /// waiting; what a caller is told comes from [`KernelHandle::read`].
+    pub(crate) async fn peek<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&KernelEntity) -> R + Send + 'static,
+    ) -> Result<R, ActorError> {
+        Ok(self
+            .child
+            .send(Query::<KernelEntity, R> {
+                read: Box::new(read),
+            })
+            .await
+            .map_err(|e| ActorError::internal(format!("kernel mailbox: {e}")))??
+            .reply)
+    }
+
     /// `kernel.changed {cellId, state}` so a browser re-reads the cell.
     fn announce(&self, reply: &KernelReply) {
         let (Some(bus), KernelReply::Cell(cell) | KernelReply::Signal(cell)) =

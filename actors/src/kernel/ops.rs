@@ -149,20 +149,24 @@ async fn wait(
 ) -> Result<CellView, ActorError> {
     let limit = wait_ms.unwrap_or(0).min(handle.limits().max_wait_ms);
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(limit);
-    let mut current = cell;
+    let id = cell.cell_id.clone();
     loop {
-        let id = current.cell_id.clone();
-        if let Some(c) = handle
-            .read(move |k: &KernelEntity| k.cell(&id).cloned())
+        let probe = id.clone();
+        let ended = handle
+            .peek(move |k: &KernelEntity| k.cell(&probe).map(|c| c.state == CellState::Ended))
             .await?
-        {
-            current = c;
+            .unwrap_or(true);
+        if ended || std::time::Instant::now() >= deadline {
+            break;
         }
-        if current.state == CellState::Ended || std::time::Instant::now() >= deadline {
-            return Ok(current);
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
+    // The answer is what is durable by now.
+    let probe = id.clone();
+    Ok(handle
+        .read(move |k: &KernelEntity| k.cell(&probe).cloned())
+        .await?
+        .unwrap_or(cell))
 }
 
 /// `kernel.read`: sessions, interpreters and one page of cells in arrival order.
