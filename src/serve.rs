@@ -150,7 +150,9 @@ async fn serve(plan: Plan) -> ExitCode {
     if r.rscript.is_some() {
         found.push(rho_actors::contract::actions::Runtime::Rscript);
     }
+    let kernel = crate::start::runtimes::kernel_runtime(&runtimes, r.rscript.clone());
     let config = ProjectConfig {
+        kernel: Arc::new(kernel),
         r: Arc::new(r),
         selection: Arc::new(selection.clone()),
         ..ProjectConfig::from_limits(&limits, holder, Some(events.clone()))

@@ -26,6 +26,7 @@ pub mod error;
 pub mod events;
 pub mod files;
 pub mod identity;
+pub mod kernel;
 pub mod limits;
 pub mod media;
 pub mod objects;

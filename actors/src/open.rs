@@ -34,6 +34,8 @@ pub struct ProjectConfig {
     /// The service's `--plugins` selection: new work needing an unselected owner is refused
     /// after its identity lookup (CONVENTIONS, Owner selection).
     pub selection: Arc<crate::owners::Selection>,
+    /// The programs and guard of Notebook sessions (kernel owner).
+    pub kernel: Arc<crate::kernel::live::KernelRuntime>,
 }
 
 impl ProjectConfig {
@@ -60,6 +62,7 @@ impl ProjectConfig {
             r: Arc::default(),
             service: Default::default(),
             selection: Arc::default(),
+            kernel: Arc::default(),
         }
     }
 }
@@ -78,6 +81,7 @@ impl Default for ProjectConfig {
             r: Arc::default(),
             service: Default::default(),
             selection: Arc::default(),
+            kernel: Arc::default(),
         }
     }
 }

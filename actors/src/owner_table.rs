@@ -32,9 +32,9 @@ pub(crate) const OWNERS: &[OwnerSpec] = &[
     crate::runs::SPEC,
     crate::agent::SPEC,
     crate::console::SPEC,
+    crate::kernel::SPEC,
     // Selectable owners with no parts in this build yet: they provide nothing.
     OwnerSpec::without_parts(Owner::Annotations, &[Owner::Documents]),
-    OwnerSpec::without_parts(Owner::Kernel, &[]),
 ];
 
 crate::state::project_state! {
@@ -52,18 +52,23 @@ crate::state::project_state! {
     agent: crate::agent::AgentEntity,
     /// Shell command records (console owner).
     console: crate::console::ConsoleEntity,
+    /// Notebook sessions and cells (kernel owner).
+    kernel: crate::kernel::KernelEntity,
 }
 
 /// What owners keep on the project actor beside their entities, rebuilt from replayed state.
 pub(crate) struct Owned {
     /// The documents owner's view of its buffers (paths, open set, bytes).
     pub(crate) docs: crate::documents::DocIndex,
+    /// The kernel owner's live sessions (processes; never journaled state).
+    pub(crate) kernel: crate::kernel::live::LiveSessions,
 }
 
 impl Owned {
     pub(crate) fn from_state(state: &ProjectState) -> Self {
         Owned {
             docs: crate::documents::DocIndex::from_state(&state.documents),
+            kernel: Default::default(),
         }
     }
 }

@@ -86,18 +86,10 @@ impl Runtimes {
     pub(crate) fn report(&self) -> Vec<String> {
         self.all()
             .iter()
-            .map(|r| {
-                let line = match &r.path {
-                    Some(p) if r.explicit => format!("{}: {} (selected)", r.label, p.display()),
-                    Some(p) => format!("{}: found at {}", r.label, p.display()),
-                    None => format!("{}: not found on PATH", r.label),
-                };
-                // Nothing runs Python until the notebook lands (issue 15): say so.
-                if std::ptr::eq(*r, &self.python) {
-                    format!("{line}; not used yet (no notebook in this build)")
-                } else {
-                    line
-                }
+            .map(|r| match &r.path {
+                Some(p) if r.explicit => format!("{}: {} (selected)", r.label, p.display()),
+                Some(p) => format!("{}: found at {}", r.label, p.display()),
+                None => format!("{}: not found on PATH", r.label),
             })
             .collect()
     }
@@ -125,4 +117,22 @@ pub(crate) fn r_config(
         repos,
         core: Some(core),
     })
+}
+
+/// The programs of Notebook sessions and their guard (this executable's `core guard`, which
+/// kills a session's process group when the service dies).
+pub(crate) fn kernel_runtime(
+    runtimes: &Runtimes,
+    rscript: Option<PathBuf>,
+) -> rho_actors::kernel::live::KernelRuntime {
+    rho_actors::kernel::live::KernelRuntime {
+        rscript,
+        python: runtimes.python.path.clone(),
+        guard: std::env::current_exe()
+            .ok()
+            .map(|program| rho_kernels::notebook::GuardCommand {
+                program,
+                args: vec!["core".into(), "guard".into(), "--".into()],
+            }),
+    }
 }

@@ -59,8 +59,11 @@ fn index_states_the_scope_then_pages_operations_twenty_at_a_time() {
         p2.get("scope").is_none(),
         "the scope is on the first page only"
     );
-    assert_eq!(p2["operations"].as_array().unwrap().len(), count - 20);
-    assert!(p2["nextCursor"].is_null());
+    assert_eq!(
+        p2["operations"].as_array().unwrap().len(),
+        (count - 20).min(20)
+    );
+    assert_eq!(p2["nextCursor"].is_null(), count <= 40);
     // A cursor continues only its own query.
     let (status, r) = env.agent_call(
         &token,

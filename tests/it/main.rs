@@ -34,6 +34,8 @@ mod document_history;
 mod documents;
 mod http_ops;
 mod inspect;
+mod kernel;
+mod kernel_live;
 mod mcp_login;
 mod owner_gate;
 mod protocol;

@@ -72,6 +72,10 @@ mod tests {
                 "document.history",
                 "document.read",
                 "document.revision",
+                "kernel.interrupt",
+                "kernel.plot",
+                "kernel.read",
+                "kernel.stop",
                 "resource.list",
                 "resource.read",
             ]

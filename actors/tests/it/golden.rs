@@ -19,6 +19,9 @@ use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDo
 use rho_actors::documents::text::Edit;
 use rho_actors::files::handlers::{Declared, PutResource};
 use rho_actors::files::PutBounds;
+use rho_actors::kernel::contract::Language;
+use rho_actors::kernel::handlers::KernelPort;
+use rho_actors::kernel::{KernelCommand, QueueLimits};
 use rho_actors::open::{journal_dir, open_project};
 use rho_actors::project::ProjectCommand;
 use rho_actors::project_actor::{ProjectRead, ProjectWrite, TakeSnapshot};
@@ -36,8 +39,8 @@ use std::path::{Path, PathBuf};
 use support::{config, ctx, ctx_with, Env};
 use uuid::Uuid;
 
-/// The journal format version (`journal/FORMAT.md`) the golden segment of today's state format
-/// (`v6`) was written with: 2, a preallocated segment.
+/// The journal format version (`journal/FORMAT.md`) the golden segment was written with (v6 on:
+/// 2, the preallocated segments every new segment is; v5 holds format 1).
 const JOURNAL_FORMAT: u32 = 2;
 
 fn golden_dir() -> PathBuf {
@@ -445,6 +448,36 @@ async fn generate(env: &Env) -> PathBuf {
     ] {
         p.send(LearnCommand { event }).await.unwrap().unwrap();
     }
+    // A Notebook cell queued by the Agent and interrupted by the person while it waited.
+    let kernel = p.send(KernelPort).await.unwrap().unwrap();
+    kernel
+        .command(
+            KernelCommand::Queue {
+                cell_id: "cell-1".into(),
+                language: Language::R,
+                code: "1+1".into(),
+                change_id: "cell-a".into(),
+                digest: rho_actors::identity::input_digest(&json!({"code": "1+1"}), "changeId"),
+                purpose: Some("golden".into()),
+                limits: QueueLimits {
+                    max_queued: 16,
+                    max_code_bytes: 65536,
+                    max_cells: 500,
+                },
+            },
+            ctx(Principal::Agent("claude-code".into())),
+        )
+        .await
+        .unwrap();
+    kernel
+        .command(
+            KernelCommand::Interrupt {
+                cell_id: "cell-1".into(),
+            },
+            ctx(Principal::Local),
+        )
+        .await
+        .unwrap();
     p.send(DocWrite {
         id: doc.id,
         op: DocWriteOp::Close,
@@ -478,6 +511,7 @@ async fn the_generator_writes_a_journal_touching_every_reachable_owner() {
         "selections",
         "agent",
         "console",
+        "kernel",
     ] {
         assert!(kinds.contains(kind), "no {kind} record in {kinds:?}");
     }

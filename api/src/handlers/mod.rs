@@ -14,6 +14,7 @@ mod document_history;
 mod documents;
 mod export;
 mod files;
+mod kernel;
 mod knowledge;
 mod media;
 mod media_context;
@@ -66,6 +67,7 @@ pub fn register_service_operations(
     capability_index::register(table, &services)?;
     bindings::register(table, &services)?;
     console::register(table, &services)?;
+    kernel::register(table, &services)?;
     #[cfg(feature = "test-owner")]
     testing::register(table, &services)?;
     Ok(())

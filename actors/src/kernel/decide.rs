@@ -1,0 +1,255 @@
+//! The kernel entity's decisions: a cell's identity per caller and its limits, interrupting a waiting cell, the interpreter rule.
+
+use super::contract::{CellEnd, CellState, CellView, Language, Outcome, SessionState, SessionView};
+use super::entity::KernelEntity;
+use super::events::KernelEvent;
+use crate::entity::{CommandContext, Decision, Entity, EventMeta};
+use crate::error::ActorError;
+use crate::identity::InputDigest;
+use serde::{Deserialize, Serialize};
+
+/// The limits a queued cell is checked against (from `kernel` in `--limits`).
+#[derive(Debug, Clone, Copy)]
+pub struct QueueLimits {
+    pub max_queued: u64,
+    pub max_code_bytes: u64,
+    pub max_cells: u64,
+}
+
+/// A command to the kernel entity.
+#[derive(Debug, Clone)]
+pub enum KernelCommand {
+    /// `kernel.run`'s journal step: a new cell joins its language's queue (`cell_id` is fresh).
+    Queue {
+        cell_id: String,
+        language: Language,
+        code: String,
+        change_id: String,
+        digest: InputDigest,
+        purpose: Option<String>,
+        limits: QueueLimits,
+    },
+    /// `kernel.interrupt`'s journal step.
+    Interrupt { cell_id: String },
+    /// What a session reported (output, plots, ends), journaled as it says (Rho's own principal).
+    Record { events: Vec<KernelEvent> },
+}
+
+/// What the kernel entity answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum KernelReply {
+    /// The cell as it stands (after this command).
+    Cell(CellView),
+    /// The cell runs: its session must be sent SIGINT (the end is journaled when it reports).
+    Signal(CellView),
+    /// The records were journaled.
+    Recorded,
+}
+
+/// The principal's wire name, as cells record it in `by`.
+pub fn by(ctx: &CommandContext) -> String {
+    ctx.principal.to_string()
+}
+
+/// What the entity would look like with `events` applied (for a reply built in `decide`).
+fn after(state: &KernelEntity, events: &[KernelEvent], ctx: &CommandContext) -> KernelEntity {
+    let mut next = state.clone();
+    let meta = EventMeta {
+        seq: 0,
+        entity_seq: 0,
+        time_ms: ctx.time_ms,
+        principal: by(ctx),
+    };
+    for e in events {
+        next.apply(e, &meta);
+    }
+    next
+}
+
+fn missing(cell_id: &str) -> ActorError {
+    ActorError::NotFound {
+        what: format!("cell {cell_id}"),
+    }
+}
+
+/// Decides `command` against `state` (pure: no I/O, no clock).
+pub(crate) fn decide(
+    state: &KernelEntity,
+    command: &KernelCommand,
+    ctx: &CommandContext,
+) -> Result<Decision<KernelEvent, KernelReply>, ActorError> {
+    match command {
+        KernelCommand::Queue {
+            cell_id,
+            language,
+            code,
+            change_id,
+            digest,
+            purpose,
+            limits,
+        } => {
+            let by = by(ctx);
+            if let Some(key) = state.key(&by, change_id) {
+                if &key.digest != digest {
+                    return Err(ActorError::conflict(format!(
+                        "changeId {change_id:?} already named a cell with a different input"
+                    )));
+                }
+                // The same identity is the same cell; never run twice.
+                return match state.cell(&key.cell_id) {
+                    Some(c) => Ok(Decision {
+                        events: Vec::new(),
+                        reply: KernelReply::Cell(c.clone()),
+                    }),
+                    None => Err(ActorError::NotFound {
+                        what: format!(
+                            "cell {} of changeId {change_id:?} (evicted: kernel.maxCells)",
+                            key.cell_id
+                        ),
+                    }),
+                };
+            }
+            if code.len() as u64 > limits.max_code_bytes {
+                return Err(ActorError::invalid(
+                    "code",
+                    format!(
+                        "{} bytes of code; kernel.maxCodeBytes is {}",
+                        code.len(),
+                        limits.max_code_bytes
+                    ),
+                ));
+            }
+            if state.waiting(*language).count() as u64 >= limits.max_queued {
+                return Err(ActorError::Limit {
+                    limit: "kernel.maxQueued".to_string(),
+                    value: limits.max_queued,
+                });
+            }
+            let mut events = Vec::new();
+            if state.cells().count() as u64 >= limits.max_cells {
+                let oldest = state.cells().find(|c| c.state == CellState::Ended).ok_or(
+                    ActorError::Limit {
+                        limit: "kernel.maxCells".to_string(),
+                        value: limits.max_cells,
+                    },
+                )?;
+                events.push(KernelEvent::CellEvicted {
+                    cell_id: oldest.cell_id.clone(),
+                });
+            }
+            events.push(KernelEvent::CellQueued {
+                cell_id: cell_id.clone(),
+                language: *language,
+                by,
+                change_id: change_id.clone(),
+                digest: *digest,
+                purpose: purpose.clone(),
+                code: code.clone(),
+            });
+            let next = after(state, &events, ctx);
+            let cell = next
+                .cell(cell_id)
+                .cloned()
+                .ok_or_else(|| missing(cell_id))?;
+            Ok(Decision {
+                events,
+                reply: KernelReply::Cell(cell),
+            })
+        }
+        KernelCommand::Interrupt { cell_id } => {
+            let cell = state.cell(cell_id).ok_or_else(|| missing(cell_id))?;
+            match cell.state {
+                CellState::Ended => Ok(Decision {
+                    events: Vec::new(),
+                    reply: KernelReply::Cell(cell.clone()),
+                }),
+                CellState::Running => Ok(Decision {
+                    events: Vec::new(),
+                    reply: KernelReply::Signal(cell.clone()),
+                }),
+                CellState::Waiting => {
+                    let events = vec![KernelEvent::CellEnded {
+                        cell_id: cell_id.clone(),
+                        end: CellEnd {
+                            outcome: Outcome::NotRun,
+                            by: Some(by(ctx)),
+                            at_ms: ctx.time_ms,
+                            reason: Some("interrupted while waiting".to_string()),
+                        },
+                        defined: Vec::new(),
+                        removed: None,
+                        variables: None,
+                    }];
+                    let next = after(state, &events, ctx);
+                    let cell = next
+                        .cell(cell_id)
+                        .cloned()
+                        .ok_or_else(|| missing(cell_id))?;
+                    Ok(Decision {
+                        events,
+                        reply: KernelReply::Cell(cell),
+                    })
+                }
+            }
+        }
+        KernelCommand::Record { events } => Ok(Decision {
+            events: events.clone(),
+            reply: KernelReply::Recorded,
+        }),
+    }
+}
+
+/// Where a cell of `language` runs, by the interpreter rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionPlan {
+    /// Join the live session.
+    Join { session_id: String },
+    /// Start a session with this program (the project's kept interpreter, or the service's).
+    Start { interpreter: Option<String> },
+    /// End the live session (only `caller` ran cells in it) and start one with `interpreter`.
+    Restart {
+        session_id: String,
+        interpreter: String,
+    },
+}
+
+/// The interpreter rule: a named interpreter is kept for the language's later sessions; a live
+/// session with another program in which only `caller` ran cells starts again with it, one
+/// where anyone else ran a cell refuses the cell (`conflict`).
+pub fn plan_session(
+    state: &KernelEntity,
+    language: Language,
+    caller: &str,
+    interpreter: Option<&str>,
+) -> Result<SessionPlan, ActorError> {
+    let kept = state.interpreter(language);
+    let wanted = interpreter.or(kept);
+    let Some(live) = state.live_session(language) else {
+        return Ok(SessionPlan::Start {
+            interpreter: wanted.map(str::to_string),
+        });
+    };
+    match interpreter {
+        Some(i) if live.interpreter.as_deref() != Some(i) => {
+            if only_caller_ran(live, caller) {
+                Ok(SessionPlan::Restart {
+                    session_id: live.session_id.clone(),
+                    interpreter: i.to_string(),
+                })
+            } else {
+                Err(ActorError::conflict(format!(
+                    "the live {} session {} has cells run by others; it cannot start again with {i} (kernel.stop it first)",
+                    language.name(),
+                    live.session_id
+                )))
+            }
+        }
+        _ => Ok(SessionPlan::Join {
+            session_id: live.session_id.clone(),
+        }),
+    }
+}
+
+fn only_caller_ran(session: &SessionView, caller: &str) -> bool {
+    session.state != SessionState::Ended && session.runners.iter().all(|r| r == caller)
+}

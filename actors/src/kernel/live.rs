@@ -1,0 +1,176 @@
+//! A project's live sessions: starting one through `rho_kernels::notebook`, its queue run one cell at a time, interrupt and stop.
+
+use super::bridge::{self, Recorder};
+use super::contract::{CellEnd, Language, Outcome, SessionEnd, SessionEndReason};
+use super::events::KernelEvent;
+use rho_kernels::notebook::{self as rt, GuardCommand, Session};
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The programs sessions run (`--rscript`/`RHO_RSCRIPT`, `--python`/`RHO_PYTHON`) and the guard.
+#[derive(Debug, Clone, Default)]
+pub struct KernelRuntime {
+    pub rscript: Option<PathBuf>,
+    pub python: Option<PathBuf>,
+    /// How the kill-with-parent guard runs (`rho core guard --`); none: no session can start.
+    pub guard: Option<GuardCommand>,
+}
+
+/// One cell handed to a session.
+#[derive(Debug, Clone)]
+pub(crate) struct Queued {
+    pub no: u64,
+    pub cell_id: String,
+}
+
+/// What a live session runs and who asked it to stop.
+#[derive(Default)]
+pub(crate) struct Pump {
+    pub queue: VecDeque<(Queued, String)>,
+    pub running: Option<Queued>,
+    pub interrupt_by: Option<String>,
+    pub stop_by: Option<String>,
+    pub ended: bool,
+}
+
+/// One live session.
+pub(crate) struct Live {
+    pub session_id: String,
+    pub language: Language,
+    pub session: Session,
+    pub pump: Mutex<Pump>,
+    pub recorder: Recorder,
+}
+
+/// Locks `m`, taking its value over from a panicked holder (the state stays consistent: every
+/// critical section is a few assignments).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Live {
+    /// Adds a cell to the queue and runs the next one if the session is free.
+    pub(crate) fn enqueue(&self, cell: Queued, code: String) {
+        lock(&self.pump).queue.push_back((cell, code));
+        self.pump();
+    }
+
+    /// Starts the next waiting cell when none runs (its start is journaled before it runs).
+    pub(crate) fn pump(&self) {
+        let mut p = lock(&self.pump);
+        if p.ended || p.running.is_some() || !self.session.idle() {
+            return;
+        }
+        let Some((cell, code)) = p.queue.pop_front() else {
+            return;
+        };
+        self.recorder.record(vec![KernelEvent::CellStarted {
+            cell_id: cell.cell_id.clone(),
+            session_id: self.session_id.clone(),
+        }]);
+        match self.session.run(cell.no, &code) {
+            Ok(()) => p.running = Some(cell),
+            Err(e) => self.recorder.record(vec![bridge::ended(
+                &cell.cell_id,
+                Outcome::Error,
+                None,
+                Some(format!("the session did not take the cell: {e}")),
+            )]),
+        }
+    }
+
+    /// Whether a cell runs or waits.
+    pub(crate) fn busy(&self) -> bool {
+        let p = lock(&self.pump);
+        p.running.is_some() || !p.queue.is_empty()
+    }
+}
+
+/// The live sessions of one project, by language.
+#[derive(Clone, Default)]
+pub struct LiveSessions {
+    pub(crate) map: Arc<Mutex<HashMap<Language, Arc<Live>>>>,
+    /// Held while a session starts, so two cells never start two sessions of one language.
+    pub(crate) starting: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl LiveSessions {
+    pub(crate) fn get(&self, language: Language) -> Option<Arc<Live>> {
+        lock(&self.map).get(&language).cloned()
+    }
+
+    /// Forgets `session_id` once it ended.
+    pub(crate) fn forget(&self, language: Language, session_id: &str) {
+        let mut m = lock(&self.map);
+        if m.get(&language).is_some_and(|l| l.session_id == session_id) {
+            m.remove(&language);
+        }
+    }
+}
+
+/// The program a session of `language` runs: a project-relative interpreter, else the service's.
+pub(crate) fn program(
+    runtime: &KernelRuntime,
+    dir: &Path,
+    language: Language,
+    interpreter: Option<&str>,
+) -> Option<PathBuf> {
+    match interpreter {
+        Some(i) => Some(dir.join(i)),
+        None => match language {
+            Language::R => runtime.rscript.clone(),
+            Language::Python => runtime.python.clone(),
+        },
+    }
+}
+
+/// The program as sessions record it: project-relative when inside the project.
+pub(crate) fn shown(program: &Path, dir: &Path) -> String {
+    program
+        .strip_prefix(dir)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| program.to_string_lossy().into_owned())
+}
+
+/// The runtime's language of ours.
+pub(crate) fn rt_language(l: Language) -> rt::Language {
+    match l {
+        Language::R => rt::Language::R,
+        Language::Python => rt::Language::Python,
+    }
+}
+
+/// A session's end record.
+pub(crate) fn session_ended(
+    session_id: &str,
+    reason: SessionEndReason,
+    by: Option<String>,
+    detail: Option<String>,
+) -> KernelEvent {
+    KernelEvent::SessionEnded {
+        session_id: session_id.to_string(),
+        end: SessionEnd {
+            reason,
+            by,
+            at_ms: rho_plumbing::time::now_ms(),
+            detail,
+        },
+    }
+}
+
+/// A cell that will not run: `not-run` with the reason.
+pub(crate) fn not_run(cell_id: &str, reason: String) -> KernelEvent {
+    KernelEvent::CellEnded {
+        cell_id: cell_id.to_string(),
+        end: CellEnd {
+            outcome: Outcome::NotRun,
+            by: None,
+            at_ms: rho_plumbing::time::now_ms(),
+            reason: Some(reason),
+        },
+        defined: Vec::new(),
+        removed: None,
+        variables: None,
+    }
+}

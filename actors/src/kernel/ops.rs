@@ -1,0 +1,406 @@
+//! The kernel.* operations on a project's kernel handle: validation, the caller's identity, the page of a read, and what this build cannot do yet.
+
+use super::contract::CellState;
+use super::contract::Language;
+use super::contract::{
+    CellRequest, CellView, InspectAnswer, InspectReply, InspectRequest, InterpreterView, PlotReply,
+    PlotRequest, ReadReply, ReadRequest, RunRequest, SessionState, SessionView, StopRequest,
+};
+use super::decide::{by, plan_session, KernelCommand, KernelReply, QueueLimits};
+use super::entity::KernelEntity;
+use super::handlers::KernelHandle;
+use super::live::{lock, not_run, Queued};
+use super::start::session_for;
+use crate::entity::CommandContext;
+use crate::error::ActorError;
+use crate::identity::input_digest;
+use rho_kernels::notebook as rt;
+
+/// Cells on one `kernel.read` page (default and maximum).
+pub const READ_PAGE: u32 = 100;
+
+/// Rows a reading may ask for.
+pub const INSPECT_ROWS_MAX: u32 = 200;
+
+/// Checks a `kernel.run` request against its limits (no state needed).
+pub fn validate_run(req: &RunRequest, handle: &KernelHandle) -> Result<(), ActorError> {
+    if req.change_id.is_empty() || req.change_id.len() > 128 {
+        return Err(ActorError::invalid(
+            "changeId",
+            "a changeId has 1 to 128 bytes",
+        ));
+    }
+    let max = handle.limits().max_code_bytes;
+    if req.code.len() as u64 > max {
+        return Err(ActorError::invalid(
+            "code",
+            format!(
+                "{} bytes of code; kernel.maxCodeBytes is {max}",
+                req.code.len()
+            ),
+        ));
+    }
+    if let Some(i) = &req.interpreter {
+        // A program in a folder of the project; it may be a link out of it (a venv's python).
+        crate::paths::components("interpreter", i)?;
+        if !handle.dir().join(i).is_file() {
+            return Err(ActorError::invalid(
+                "interpreter",
+                format!("{i:?} is not a program in the project"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `kernel.run`: the caller's identity first (the same one returns its cell, a different body
+/// conflicts), then the owner gate and the interpreter rule; the cell is journaled, joins its
+/// language's session (started when none is live) and is waited for up to `waitMs`.
+pub async fn run(
+    handle: &KernelHandle,
+    req: &RunRequest,
+    ctx: &CommandContext,
+) -> Result<CellView, ActorError> {
+    validate_run(req, handle)?;
+    // How long a caller waits is not the cell's input.
+    let digest = input_digest(
+        &RunRequest {
+            wait_ms: None,
+            ..req.clone()
+        },
+        "changeId",
+    );
+    let (caller, change) = (by(ctx), req.change_id.clone());
+    let known = handle
+        .read(move |k: &KernelEntity| {
+            k.key(&caller, &change)
+                .map(|key| (key.digest, k.cell(&key.cell_id).cloned()))
+        })
+        .await?;
+    let caller = by(ctx);
+    match known {
+        Some((d, _)) if d != digest => {
+            return Err(ActorError::conflict(format!(
+                "changeId {:?} already named a cell with a different input",
+                req.change_id
+            )))
+        }
+        Some((_, Some(cell))) => return wait(handle, cell, req.wait_ms).await,
+        Some((_, None)) => {
+            return Err(ActorError::NotFound {
+                what: format!(
+                    "the cell of changeId {:?} (evicted: kernel.maxCells)",
+                    req.change_id
+                ),
+            })
+        }
+        None => handle.gate(ctx)?,
+    }
+    let (language, who, wanted) = (req.language, caller.clone(), req.interpreter.clone());
+    handle
+        .read(move |k: &KernelEntity| plan_session(k, language, &who, wanted.as_deref()))
+        .await??;
+    let l = handle.limits();
+    let command = KernelCommand::Queue {
+        cell_id: uuid::Uuid::new_v4().to_string(),
+        language,
+        code: req.code.clone(),
+        change_id: req.change_id.clone(),
+        digest,
+        purpose: req.purpose.clone(),
+        limits: QueueLimits {
+            max_queued: l.max_queued,
+            max_code_bytes: l.max_code_bytes,
+            max_cells: l.max_cells,
+        },
+    };
+    let KernelReply::Cell(cell) = handle.command(command, ctx.clone()).await? else {
+        return Err(ActorError::internal("kernel.run queued no cell"));
+    };
+    match session_for(handle, language, &caller, req.interpreter.as_deref()).await {
+        Ok(live) => live.enqueue(
+            Queued {
+                no: cell.no,
+                cell_id: cell.cell_id.clone(),
+            },
+            req.code.clone(),
+        ),
+        Err(reason) => {
+            let events = vec![not_run(
+                &cell.cell_id,
+                format!("the {} session did not start: {reason}", language.name()),
+            )];
+            handle
+                .command(
+                    KernelCommand::Record { events },
+                    CommandContext::now(crate::Principal::System),
+                )
+                .await?;
+        }
+    }
+    wait(handle, cell, req.wait_ms).await
+}
+
+/// The cell as it stands once it ended or `wait_ms` (at most `maxWaitMs`) passed.
+async fn wait(
+    handle: &KernelHandle,
+    cell: CellView,
+    wait_ms: Option<u64>,
+) -> Result<CellView, ActorError> {
+    let limit = wait_ms.unwrap_or(0).min(handle.limits().max_wait_ms);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(limit);
+    let id = cell.cell_id.clone();
+    loop {
+        let probe = id.clone();
+        let ended = handle
+            .peek(move |k: &KernelEntity| k.cell(&probe).map(|c| c.state == CellState::Ended))
+            .await?
+            .unwrap_or(true);
+        if ended || std::time::Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    // The answer is what is durable by now.
+    let probe = id.clone();
+    Ok(handle
+        .read(move |k: &KernelEntity| k.cell(&probe).cloned())
+        .await?
+        .unwrap_or(cell))
+}
+
+/// `kernel.read`: sessions, interpreters and one page of cells in arrival order.
+pub fn read_page(k: &KernelEntity, req: &ReadRequest) -> Result<ReadReply, ActorError> {
+    let limit = req.limit.unwrap_or(READ_PAGE);
+    if limit == 0 || limit > READ_PAGE {
+        return Err(ActorError::invalid(
+            "limit",
+            format!("a page has 1 to {READ_PAGE} cells"),
+        ));
+    }
+    let cells: Vec<CellView> = match &req.cell_id {
+        Some(id) => vec![k.cell(id).cloned().ok_or_else(|| ActorError::NotFound {
+            what: format!("cell {id}"),
+        })?],
+        None => k
+            .cells()
+            .filter(|c| c.no > req.after)
+            .take(limit as usize + 1)
+            .cloned()
+            .collect(),
+    };
+    let (cells, next) = if cells.len() > limit as usize {
+        let page: Vec<CellView> = cells.into_iter().take(limit as usize).collect();
+        let next = page.last().map(|c| c.no);
+        (page, next)
+    } else {
+        (cells, None)
+    };
+    Ok(ReadReply {
+        sessions: k.sessions().to_vec(),
+        cells,
+        next,
+        interpreters: [
+            super::contract::Language::R,
+            super::contract::Language::Python,
+        ]
+        .into_iter()
+        .filter_map(|l| {
+            k.interpreter(l).map(|p| InterpreterView {
+                language: l,
+                program: p.to_string(),
+            })
+        })
+        .collect(),
+    })
+}
+
+/// `kernel.inspect`: `none` without a live session (it never starts one).
+pub async fn inspect(
+    handle: &KernelHandle,
+    req: &InspectRequest,
+) -> Result<InspectReply, ActorError> {
+    if req.path.is_empty() {
+        return Err(ActorError::invalid("path", "name a value"));
+    }
+    if req.rows.is_some_and(|r| r == 0 || r > INSPECT_ROWS_MAX) {
+        return Err(ActorError::invalid(
+            "rows",
+            format!("a page has 1 to {INSPECT_ROWS_MAX} rows"),
+        ));
+    }
+    let language = req.language;
+    let Some(live) = handle.live.get(language) else {
+        return Ok(answer(
+            InspectAnswer::None,
+            Some(format!("no live {} session", language.name())),
+        ));
+    };
+    if live.busy() {
+        return Ok(answer(
+            InspectAnswer::Busy,
+            Some("a cell runs or waits".into()),
+        ));
+    }
+    let request = rt::InspectRequest {
+        name_or_path: req.path.clone(),
+        offset: req.offset,
+        rows: req.rows.unwrap_or(0),
+        sort: req.sort.as_ref().map(|s| rt::Sort {
+            column: s.column.clone(),
+            descending: s.descending,
+        }),
+    };
+    let reader = live.clone();
+    let read = tokio::task::spawn_blocking(move || reader.session.inspect(request))
+        .await
+        .map_err(|e| ActorError::internal(e.to_string()))?;
+    // A cell asked for during the reading waited for it.
+    live.pump();
+    Ok(match read {
+        Ok(value) => {
+            let sid = live.session_id.clone();
+            let after = handle
+                .read(move |k: &KernelEntity| {
+                    k.cells()
+                        .filter(|c| {
+                            c.session_id.as_deref() == Some(&sid) && c.state == CellState::Ended
+                        })
+                        .last()
+                        .map(|c| c.cell_id.clone())
+                })
+                .await?;
+            InspectReply {
+                answer: InspectAnswer::Value,
+                reason: None,
+                value: Some(value),
+                after_cell_id: after,
+            }
+        }
+        Err(e) => {
+            let kind = match &e {
+                rt::InspectError::Busy => InspectAnswer::Busy,
+                rt::InspectError::Missing => InspectAnswer::Missing,
+                rt::InspectError::Timeout => InspectAnswer::Timeout,
+                rt::InspectError::Failed(_) => InspectAnswer::Failed,
+                rt::InspectError::Ended => InspectAnswer::Ended,
+            };
+            answer(kind, Some(e.to_string()))
+        }
+    })
+}
+
+fn answer(answer: InspectAnswer, reason: Option<String>) -> InspectReply {
+    InspectReply {
+        answer,
+        reason,
+        value: None,
+        after_cell_id: None,
+    }
+}
+
+/// `kernel.plot`: one kept plot's PNG, read from its digest's file.
+pub async fn plot(handle: &KernelHandle, req: &PlotRequest) -> Result<PlotReply, ActorError> {
+    let (id, index) = (req.cell_id.clone(), req.index as usize);
+    let plot = handle
+        .read(move |k: &KernelEntity| k.cell(&id).map(|c| c.plots.get(index).cloned()))
+        .await?
+        .ok_or_else(|| ActorError::NotFound {
+            what: format!("cell {}", req.cell_id),
+        })?
+        .ok_or_else(|| ActorError::NotFound {
+            what: format!("plot {} of cell {}", req.index, req.cell_id),
+        })?;
+    let hex = plot.digest.trim_start_matches("sha256:").to_string();
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ActorError::internal(format!(
+            "plot digest {:?}",
+            plot.digest
+        )));
+    }
+    let path = handle
+        .dir()
+        .join(".rho/plugins/kernel/plots")
+        .join(format!("{hex}.png"));
+    let bytes = tokio::task::spawn_blocking(move || std::fs::read(path))
+        .await
+        .map_err(|e| ActorError::internal(e.to_string()))?
+        .map_err(|e| ActorError::NotFound {
+            what: format!("the file of plot {}: {e}", plot.digest),
+        })?;
+    use base64::Engine;
+    Ok(PlotReply {
+        cell_id: req.cell_id.clone(),
+        index: req.index,
+        digest: plot.digest,
+        png: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}
+
+/// `kernel.interrupt`: a running cell gets SIGINT (its session and values stay), a waiting
+/// one is not run, an ended one is returned unchanged.
+pub async fn interrupt(
+    handle: &KernelHandle,
+    req: &CellRequest,
+    ctx: CommandContext,
+) -> Result<CellView, ActorError> {
+    // A waiting cell leaves its session's queue first, so it can no longer start.
+    for live in [Language::R, Language::Python]
+        .into_iter()
+        .filter_map(|l| handle.live.get(l))
+    {
+        lock(&live.pump)
+            .queue
+            .retain(|(q, _)| q.cell_id != req.cell_id);
+    }
+    let who = by(&ctx);
+    let command = KernelCommand::Interrupt {
+        cell_id: req.cell_id.clone(),
+    };
+    match handle.command(command, ctx).await? {
+        KernelReply::Cell(c) => Ok(c),
+        KernelReply::Signal(c) => {
+            let live = handle.live.get(c.language).filter(|l| {
+                lock(&l.pump)
+                    .running
+                    .as_ref()
+                    .is_some_and(|r| r.cell_id == c.cell_id)
+            });
+            if let Some(live) = live {
+                lock(&live.pump).interrupt_by = Some(who);
+                live.session
+                    .interrupt()
+                    .map_err(|e| ActorError::conflict(e.to_string()))?;
+            }
+            Ok(c)
+        }
+        KernelReply::Recorded => Err(ActorError::internal("kernel.interrupt recorded nothing")),
+    }
+}
+
+/// `kernel.stop`: SIGTERM, then SIGKILL after `stopGraceMs`; an ended session is returned
+/// unchanged. The session's end is journaled when its process is gone.
+pub async fn stop(
+    handle: &KernelHandle,
+    req: &StopRequest,
+    ctx: &CommandContext,
+) -> Result<SessionView, ActorError> {
+    let id = req.session_id.clone();
+    let session = handle
+        .read(move |k: &KernelEntity| k.session(&id).cloned())
+        .await?
+        .ok_or_else(|| ActorError::NotFound {
+            what: format!("session {}", req.session_id),
+        })?;
+    if session.state != SessionState::Ended {
+        if let Some(live) = handle
+            .live
+            .get(session.language)
+            .filter(|l| l.session_id == session.session_id)
+        {
+            lock(&live.pump).stop_by = Some(by(ctx));
+            live.session.stop();
+        }
+    }
+    Ok(session)
+}
