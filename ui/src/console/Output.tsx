@@ -124,7 +124,7 @@ export function Output({ projectId, command }: { projectId: string; command: Com
       {error && <p role="alert">Could not read the output: {error}</p>}
       <div className="toolbar">
         <span className="muted">
-          {model === null ? "Loading the output…" : count === 0 ? (ended ? "No output." : "No output yet.") : `${count.toLocaleString("en")} rows`}
+          {model === null ? "Loading the output…" : count === 0 ? (ended ? "No output." : "No output yet.") : `${count.toLocaleString("en")} row${count === 1 ? "" : "s"}`}
           {follower?.waitingForTail ? "; the output went past the kept head, the kept tail is read when the command ends" : ""}
         </span>
         {cutRow >= 0 && (

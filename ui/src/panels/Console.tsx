@@ -151,7 +151,7 @@ export function ConsolePanel({ projectId, paired }: { projectId: string; paired:
           Run
         </button>
         <label htmlFor="console-cwd">In folder</label>
-        <input id="console-cwd" type="text" autoComplete="off" spellCheck={false} placeholder="the project folder" value={cwd} disabled={paired} onChange={(e) => setCwd(e.target.value)} />
+        <input id="console-cwd" type="text" autoComplete="off" spellCheck={false} placeholder="project folder" value={cwd} disabled={paired} onChange={(e) => setCwd(e.target.value)} />
       </form>
       <p id="console-help" className="muted">
         {paired ? PAIRED : "Runs with your shell in the project folder. Enter runs it; Up and Down recall this project's earlier commands. A running command does not block the next."}
