@@ -175,7 +175,7 @@ describe("a command in words", () => {
     omittedBytes: null,
     note: null,
   };
-  it("names the signal and who stopped it", () => expect(stateWords(base)).toBe("ended by signal 15 (SIGTERM), stopped by you (the local browser)"));
+  it("names the signal and who stopped it", () => expect(stateWords(base)).toBe("ended by signal 15 (SIGTERM), stopped by the local browser"));
   it("explains continuing and unknown", () => {
     expect(stateWords({ ...base, state: "continuing", stopRequestedAt: null })).toMatch(/still running after Rho restarted/);
     expect(stateWords({ ...base, state: "unknown", note: "its guard is gone" })).toMatch(/lost track of it \(its guard is gone\)/);

@@ -1,20 +1,15 @@
 // End to end in Chromium against a real `rho`: the Console panel runs coloured output on both streams, a cut past 1 MiB,
 // a stop from the panel with its signal, the history's Up, a second command while one runs; axe and overflow at 1600 and 390.
 //
-// Run by tests/it/chromium/ui_console.rs with the pinned Node. Environment: RHO_URL, RHO_ARTIFACTS (the others of
-// tests/it/support/browser.rs are set but unused). Prints one JSON line of facts; exits 1 on any failure.
+// Run by tests/it/chromium/ui_console.rs with the pinned Node. Environment: RHO_URL, RHO_ARTIFACTS, RHO_PAIR_LINK (a
+// `rho --pair --project` link to this project's folder; the others of tests/it/support/browser.rs are set but unused). Prints one JSON line of facts; exits 1 on any failure.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
-import { kit } from "./support/kit.mjs";
+import { inChromium, kit, need, showPanel as show } from "./support/kit.mjs";
 
-const need = (name) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-};
 const url = need("RHO_URL");
 const artifacts = need("RHO_ARTIFACTS");
+const pairLink = need("RHO_PAIR_LINK");
 mkdirSync(artifacts, { recursive: true });
 
 const { failures, facts, finish, check, until: waitFor, axe, noOverflow, watch } = kit();
@@ -23,14 +18,7 @@ const until = (what, f, ms = 20000) => waitFor(what, f, ms);
 const COLOURED = "printf '\\033[31mred\\033[0m\\n'; echo out; echo err >&2";
 const BIG = "yes line | head -c 1200000";
 
-async function show(page, title) {
-  const strip = page.getByRole("tablist", { name: "Open panels" });
-  if (await strip.isVisible().catch(() => false)) await page.getByRole("tab", { name: title, exact: true }).click();
-  else await page.locator(".dv-tab", { hasText: new RegExp(`^${title}$`) }).click();
-}
-
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
-try {
+await inChromium(failures, async (browser) => {
   const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
   const page = await context.newPage();
   watch(page, "console");
@@ -113,11 +101,34 @@ try {
   await noOverflow(page, "console_390");
   await axe(page, "console_390");
   await page.screenshot({ path: join(artifacts, "console-390x844.png"), fullPage: true });
+
+  // A paired tab reads the commands but can neither run nor stop one: both disabled, the reason said.
+  await page.setViewportSize({ width: 1600, height: 900 });
+  await show(page, "Console");
+  await line.fill("sleep 20");
+  await line.press("Enter");
+  await until("sleep 20 is running", async () => (await state.textContent()).startsWith("running"));
+  const paired = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  const p = await paired.newPage();
+  watch(p, "paired");
+  await p.goto(pairLink);
+  await p.locator(".dv-tab", { hasText: /^Console$/ }).waitFor({ timeout: 20000 });
+  await show(p, "Console");
+  const pairedLine = p.getByLabel("Command", { exact: true });
+  await pairedLine.waitFor({ timeout: 20000 });
+  check(await pairedLine.isDisabled(), "the paired tab's command line is disabled");
+  await p.locator(".console-list button", { hasText: "sleep 20" }).click();
+  const pairedStop = p.getByRole("button", { name: "Stop", exact: true });
+  await until("the paired tab shows the running command", async () => (await pairedStop.count()) === 1);
+  check(await pairedStop.isDisabled(), "the paired tab's Stop is disabled");
+  facts.paired_reason = await p.locator("#console-stop-why").textContent();
+  check(/local browser/.test(facts.paired_reason) && (await pairedStop.getAttribute("aria-describedby")) === "console-stop-why", `the reason is given to Stop: ${facts.paired_reason}`);
+  await axe(p, "console_paired");
+  await p.screenshot({ path: join(artifacts, "console-paired-1600x900.png") });
+  await paired.close();
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
+  await until("sleep 20 ends by its signal", async () => (await state.textContent()).includes("ended by signal 15"), 15000);
   await context.close();
-} catch (e) {
-  failures.push(`error: ${e.stack ?? e}`);
-} finally {
-  await browser.close();
-}
+});
 
 finish();

@@ -6,7 +6,7 @@ const SIGNALS: Record<number, string> = { 1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT"
 
 /** `local`, `agent:NAME`, `operator`, `paired…` as a person reads them. */
 export function who(by: string): string {
-  if (by === "local") return "you (the local browser)";
+  if (by === "local") return "the local browser";
   if (by.startsWith("agent:")) return `Agent ${by.slice("agent:".length)}`;
   if (by.startsWith("paired")) return "a paired tab";
   return by;
