@@ -2,7 +2,7 @@
 //! history shows and restores the Agent's version, a restart mid-typing loses nothing, a paired tab sees
 //! only its folder, another origin can neither read nor write, and the project view's first render budget.
 
-use crate::support::{browser, run, text, Env};
+use crate::support::{browser, Env};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -22,14 +22,7 @@ fn two_tabs_and_an_agent_converge_across_a_restart_with_history_pairing_and_orig
         .call("project.create", serde_json::json!({"name": "other"}));
     assert_eq!(status, 200, "{other}");
     let folder = env.dir.file_name().unwrap().to_str().unwrap().to_string();
-    let out = run(&[
-        "--pair",
-        env.connection().to_str().unwrap(),
-        "--project",
-        &folder,
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let link = text(&out.stdout).trim().to_string();
+    let link = browser::pair_link(&env);
     let artifacts = browser::artifacts("");
     let path = format!(
         "{}:{}",

@@ -1,7 +1,7 @@
 //! Browser end-to-end scripts (`ui/tests/e2e*.mjs`) run with the pinned Node and Debian's Chromium against a real `rho`;
 //! a missing Chromium, Node or `ui/node_modules` fails the test, never skips it.
 
-use super::{mcp, Env};
+use super::{mcp, run, text, Env};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,4 +78,17 @@ pub fn run_e2e(
     let facts: Value = serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
     assert_eq!(facts["ok"], true);
     facts
+}
+
+/// A one-time `rho --pair --project` link to `env`'s project folder (a paired tab of that folder only).
+pub fn pair_link(env: &Env) -> String {
+    let folder = env.dir.file_name().unwrap().to_str().unwrap().to_string();
+    let out = run(&[
+        "--pair",
+        env.connection().to_str().unwrap(),
+        "--project",
+        &folder,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout).trim().to_string()
 }

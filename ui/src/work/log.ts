@@ -4,7 +4,8 @@ import type { OutputPage } from "./ops";
 
 export type FetchPage = (offset: number) => Promise<OutputPage>;
 
-function bytesOf(b64: string): Uint8Array {
+/** Base64 to bytes (the wire's encoding of output). */
+export function bytesOf(b64: string): Uint8Array {
   const bin = atob(b64);
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
