@@ -1,8 +1,8 @@
 //! The browser app in Debian's Chromium against the real binary: scripts/test runs these suites on their own, one at a time, so their budgets time Chromium on idle cores.
 
 mod ui;
-mod ui_console;
 mod ui_connect;
+mod ui_console;
 mod ui_data;
 mod ui_first;
 mod ui_live;
