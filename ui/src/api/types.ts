@@ -1,6 +1,7 @@
 //! The wire shapes the app uses, written from `protocol/operations/*.json` (tests/protocol.test.ts checks them).
 
 import { WORK_REQUIRED, type WorkOps } from "../work/ops";
+import { NOTEBOOK_REQUIRED, type NotebookOps } from "../notebook/ops";
 
 export interface ProjectListing {
   id: string;
@@ -192,7 +193,7 @@ export interface ObjectReadReply {
 }
 
 /** Every operation the app calls: its request and its reply. */
-export interface Ops extends WorkOps {
+export interface Ops extends WorkOps, NotebookOps {
   "project.list": { req: Record<string, never>; res: { projects: ProjectListing[] } };
   "project.create": { req: { name: string }; res: ProjectRef };
   "project.open": { req: { path: string }; res: ProjectRef };
@@ -257,6 +258,7 @@ export type OpName = keyof Ops;
 /** The request fields each operation requires, as the protocol states them. */
 export const REQUIRED: { [K in OpName]: string[] } = {
   ...WORK_REQUIRED,
+  ...NOTEBOOK_REQUIRED,
   "project.list": [],
   "project.create": ["name"],
   "project.open": ["path"],

@@ -21,6 +21,7 @@ const EditorPanel = lazy(() => editorChunk.then((m) => ({ default: m.EditorPanel
 const HistoryPanel = lazy(() => import("./History").then((m) => ({ default: m.HistoryPanel })));
 const RunsPanel = lazy(() => import("./Runs").then((m) => ({ default: m.RunsPanel })));
 const AgentPanel = lazy(() => import("./Agent").then((m) => ({ default: m.AgentPanel })));
+const NotebookPanel = lazy(() => import("./Notebook").then((m) => ({ default: m.NotebookPanel })));
 const MediaPanel = lazy(() => import("./Media").then((m) => ({ default: m.MediaPanel })));
 
 const LAST_PROJECT = "rho.project";
@@ -237,6 +238,7 @@ export function App() {
       }
       work("runs", "Runs", () => <RunsPanel key={selected} projectId={selected} />);
       work("agent", "Agent", () => <AgentPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
+      work("notebook", "Notebook", () => <NotebookPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
     }
     return list;
   }, [projects, selected, laidOut, files, histories, refresh, openFile, openHistory, revision, me]);
