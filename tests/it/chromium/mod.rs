@@ -5,4 +5,5 @@ mod ui_connect;
 mod ui_data;
 mod ui_first;
 mod ui_live;
+mod ui_notebook;
 mod ui_work;

@@ -1,6 +1,6 @@
 //! A value opened through `kernel.inspect`: tables as a grid with paging and sort by a column, other kinds as a readable list.
 
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { call } from "../api/client";
 import type { InspectReply, Language } from "./ops";
 
@@ -24,7 +24,11 @@ export interface Opened {
   path: string;
 }
 
-function Table({ value, sort, onSort, offset, onOffset }: { value: Obj; sort: { column: string; descending: boolean } | null; onSort: (column: string) => void; offset: number; onOffset: (o: number) => void }) {
+function Table({ value, onSort, onOffset }: { value: Obj; onSort: (column: string) => void; onOffset: (o: number) => void }) {
+  // What the page shown is (offset, sort) comes from the reply, never from what was asked last.
+  const offset = Number(value.offset ?? 0);
+  const sorted = obj(value.sorted);
+  const sort = typeof sorted.column === "string" ? { column: sorted.column, descending: Boolean(sorted.descending) } : null;
   const columns = arr(value.columns).map(obj);
   const rows = arr(obj(value.page).rows).map(obj);
   const total = Number(value.total ?? 0);
@@ -152,10 +156,14 @@ export function Inspect({ projectId, opened, onOpen, onClose }: { projectId: str
     setSort(null);
   }, [opened.language, opened.path]);
 
+  // Only the latest request's answer is shown (an older page arriving late is dropped).
+  const latest = useRef(0);
   const load = useCallback(() => {
     setProblem(null);
-    call("kernel.inspect", { projectId, language: opened.language, path: opened.path, offset, rows: ROWS, sort }).then(setReply, (e: unknown) =>
-      setProblem(e instanceof Error ? e.message : String(e)),
+    const n = ++latest.current;
+    call("kernel.inspect", { projectId, language: opened.language, path: opened.path, offset, rows: ROWS, sort }).then(
+      (r) => n === latest.current && setReply(r),
+      (e: unknown) => n === latest.current && setProblem(e instanceof Error ? e.message : String(e)),
     );
   }, [projectId, opened.language, opened.path, offset, sort]);
   useEffect(load, [load]);
@@ -187,7 +195,7 @@ export function Inspect({ projectId, opened, onOpen, onClose }: { projectId: str
       )}
       {reply?.answer === "value" &&
         (value.kind === "table" ? (
-          <Table value={value} sort={sort} onSort={onSort} offset={offset} onOffset={setOffset} />
+          <Table value={value} onSort={onSort} onOffset={setOffset} />
         ) : (
           <Other value={value} onOpen={(path) => onOpen({ language: opened.language, path })} />
         ))}

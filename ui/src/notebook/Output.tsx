@@ -19,7 +19,9 @@ function Plot({ projectId, cell, index, cells }: { projectId: string; cell: Cell
     if (!digest || pngs.has(digest)) return;
     call("kernel.plot", { projectId, cellId: cell.cellId, index }).then(
       (r) => {
-        const url = `data:image/png;base64,${r.png}`;
+        // A blob: URL (the app's CSP admits `img-src 'self' blob:`, not data: URLs).
+        const bytes = Uint8Array.from(atob(r.png), (ch) => ch.charCodeAt(0));
+        const url = URL.createObjectURL(new Blob([bytes], { type: "image/png" }));
         pngs.set(digest, url);
         setSrc(url);
       },
@@ -43,7 +45,7 @@ export function Output({ projectId, cell, cells }: { projectId: string; cell: Ce
   return (
     <div className="nb-output">
       {cell.output.length > 0 && (
-        <pre className="nb-printed" data-testid={`nb-output-${cell.no}`} tabIndex={0} aria-label={`Output of cell ${cell.no}`}>
+        <pre className="nb-printed" data-testid={`nb-output-${cell.no}`} tabIndex={0} role="group" aria-label={`Output of cell ${cell.no}`}>
           {cell.output.map((o, i) => (
             <span key={i} className={`nb-${o.stream}`} data-stream={o.stream}>
               {STREAM_LABEL[o.stream] && <span className="nb-tag">{STREAM_LABEL[o.stream]}: </span>}

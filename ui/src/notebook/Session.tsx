@@ -32,7 +32,7 @@ function Cell({ projectId, cell, cells, position, onNote }: { projectId: string;
         </span>
       </h4>
       {cell.purpose && <p className="nb-purpose">Purpose: {cell.purpose}</p>}
-      <pre className="nb-code" aria-label={`Code of cell ${cell.no}`}>
+      <pre className="nb-code">
         {cell.code}
       </pre>
       <Output projectId={projectId} cell={cell} cells={cells} />
@@ -105,6 +105,7 @@ export function SessionBlock({
   const stop = () => {
     if (!s) return;
     call("kernel.stop", { projectId, sessionId: s.sessionId }).then(
+      // Its end arrives as `kernel.changed {sessionId}` once the process has gone.
       () => onNote(`The ${name} session is stopping.`),
       (e: unknown) => onNote(`Stop refused: ${message(e)}`),
     );
