@@ -2,18 +2,13 @@
 //
 // Run by tests/it/chromium/ui_notebook.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID, RHO_AGENT_TOKEN
 // (a real grant of session claude-code), RHO_ARTIFACTS. Output in printed order, a data frame opened and sorted,
-// a plot, a Python sleep interrupted with the queue behind it, an Agent's cell, stop; axe and overflow at 1600 and 390.
+// a plot and its redraw, a Python sleep interrupted with the queue behind it, an Agent's cell, stop; axe and overflow at 1600 and 390.
 // Prints one JSON line of facts; exits 1 on any failure.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { agentCaller, kit } from "./support/kit.mjs";
+import { agentCaller, kit, need, showPanel as show } from "./support/kit.mjs";
 
-const need = (name) => {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
-};
 const url = need("RHO_URL");
 const projectId = need("RHO_PROJECT_ID");
 const token = need("RHO_AGENT_TOKEN");
@@ -24,12 +19,6 @@ const { failures, facts, finish, check, until: waitFor, axe, noOverflow, watch }
 /** Sessions start and cells run: 30 s unless said. */
 const until = (what, f, ms = 30000) => waitFor(what, f, ms);
 const agent = agentCaller(url, token, projectId);
-
-async function show(page, title) {
-  const strip = page.getByRole("tablist", { name: "Open panels" });
-  if (await strip.isVisible().catch(() => false)) await page.getByRole("tab", { name: title, exact: true }).click();
-  else await page.locator(".dv-tab", { hasText: new RegExp(`^${title}$`) }).click();
-}
 
 /** Types code in a language's box and runs it with Ctrl+Enter (keyboard only). */
 async function run(page, language, code) {
@@ -108,6 +97,13 @@ try {
     return t.includes("by the Agent claude-code") && t.includes("Purpose: double x");
   });
   await until("the Agent's cell is done", async () => (await state(page, byAgent.no)) === "done");
+  // An R cell that redraws cell 3's page: its plot says which one it replaced.
+  await run(page, "R", 'points(5, 5, col = "red")');
+  const redraw = byAgent.no + 1;
+  await until(`cell ${redraw} is done`, async () => (await state(page, redraw)) === "done");
+  const redrawn = page.getByRole("img", { name: `Plot 1 of cell ${redraw}, page 1, redraws page 1 of cell 3` });
+  const named = await until("the redrawn plot names the plot it replaced", async () => (await redrawn.evaluate((i) => i.complete && i.naturalWidth)) > 0);
+  if (!named) facts.plots_shown = await page.locator(".nb-plot").evaluateAll((fs) => fs.map((f) => f.textContent));
   facts.announced = await page.getByTestId("nb-announce").textContent();
   check(facts.announced.length > 0 && facts.announced.length < 120, `a brief announcement (${facts.announced})`);
 

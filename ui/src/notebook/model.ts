@@ -98,13 +98,17 @@ export function announce(before: CellView | undefined, after: CellView): string 
   return `${lang} cell ${after.no}: ${parts.join(", ")}.`;
 }
 
-/** Which earlier plot a redrawn one replaced, in words (`<cellId>#<index>` named by the cell's number). */
+/**
+ * Which earlier plot a redrawn one replaced, in words. The owner writes `<cellId>#<page>` (the
+ * earlier cell's page number, as the runtime's `PlotRef` carries it), named here by the cell's number.
+ */
 export function replacedInWords(replaces: string | null, cells: CellView[]): string | null {
   if (!replaces) return null;
-  const [id, index] = replaces.split("#");
+  const at = replaces.lastIndexOf("#");
+  const id = at < 0 ? replaces : replaces.slice(0, at);
+  const page = at < 0 ? "" : replaces.slice(at + 1);
   const c = cells.find((x) => x.cellId === id);
-  const n = Number(index ?? 0) + 1;
-  return c ? `redraws plot ${n} of cell ${c.no}` : `redraws plot ${n} of an earlier cell`;
+  return `redraws page ${page} of ${c ? `cell ${c.no}` : "an earlier cell"}`;
 }
 
 /** The DOM id of a cell's article, for the variables list's links. */

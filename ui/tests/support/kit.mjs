@@ -67,3 +67,17 @@ export function agentCaller(url, token, projectId) {
     return env.value;
   };
 }
+
+/** An environment variable the script needs; a missing one throws. */
+export function need(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+/** Brings a panel forward by its title: a dockview tab at 768 px and wider, a strip tab below. */
+export async function showPanel(page, title) {
+  const strip = page.getByRole("tablist", { name: "Open panels" });
+  if (await strip.isVisible().catch(() => false)) await page.getByRole("tab", { name: title, exact: true }).click();
+  else await page.locator(".dv-tab", { hasText: new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) }).click();
+}
