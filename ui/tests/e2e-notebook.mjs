@@ -68,6 +68,7 @@ try {
   const bs = await page.getByTestId("nb-inspect-table").locator("tbody tr").evaluateAll((rows) => rows.map((r) => Number(r.querySelectorAll("td")[1]?.textContent)));
   facts.sorted_b_head = bs.slice(0, 3);
   check(bs.length === 50 && bs.every((v, i) => i === 0 || bs[i - 1] <= v), `50 rows ascending by b: ${bs.slice(0, 5)}`);
+  await page.getByTestId("nb-inspect").screenshot({ path: join(artifacts, "notebook-inspect-1600.png") });
   await page.getByRole("button", { name: "Next rows" }).click();
   await until("the second page", async () => (await status.textContent()).startsWith("Rows 51–100"));
 

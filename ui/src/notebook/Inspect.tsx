@@ -14,6 +14,9 @@ const ANSWER: Record<string, string> = {
   ended: "The session has ended; its values are gone.",
 };
 
+/** Column types whose cells align right (R and pandas names; values arrive as text). */
+const NUMERIC = /^(numeric|integer|double|int|uint|float)/i;
+
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === "object" ? (v as Obj) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -74,7 +77,7 @@ function Table({ value, onSort, onOffset }: { value: Obj; onSort: (column: strin
               <tr key={String(r.index)}>
                 <th scope="row">{str(r.label ?? r.index)}</th>
                 {arr(r.values).map((v, i) => (
-                  <td key={i} className={typeof v === "number" ? "num" : undefined}>
+                  <td key={i} className={NUMERIC.test(String(columns[i]?.type ?? "")) ? "num" : undefined}>
                     {str(v)}
                   </td>
                 ))}
