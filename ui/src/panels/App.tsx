@@ -152,6 +152,8 @@ export function App() {
       async () => {
         await Promise.all([resyncAll(), resyncSelections(selected)]);
         setRevision((r) => r + 1);
+        // The work panels re-read what they show (events were missed).
+        publishWork("gap", {});
       },
       setLive,
     );

@@ -66,6 +66,7 @@ export function NotebookPanel({ projectId, paired }: { projectId: string; paired
   useEffect(() => {
     refresh();
     return onWork((kind, data) => {
+      if (kind === "gap") return refresh();
       if (kind !== "kernel.changed") return;
       const id = typeof data.cellId === "string" ? data.cellId : null;
       if (id) readCell(id);
