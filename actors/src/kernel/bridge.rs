@@ -34,6 +34,7 @@ impl Recorder {
             return;
         }
         let cells: Vec<String> = events.iter().filter_map(cell_of).collect();
+        let sessions: Vec<String> = events.iter().filter_map(session_of).collect();
         self.child.do_send(Execute::<KernelEntity> {
             command: KernelCommand::Record { events },
             ctx: CommandContext::now(crate::Principal::System),
@@ -45,6 +46,15 @@ impl Recorder {
                     "kernel.changed",
                     Some(self.project_id),
                     serde_json::json!({ "cellId": c }),
+                );
+            }
+            // A session that ended (or started) with no cell of its own in the batch: a browser
+            // re-reads the sessions.
+            for id in sessions {
+                bus.publish(
+                    "kernel.changed",
+                    Some(self.project_id),
+                    serde_json::json!({ "sessionId": id }),
                 );
             }
         }
@@ -59,6 +69,14 @@ fn cell_of(e: &KernelEvent) -> Option<String> {
         | KernelEvent::CellPlot { cell_id, .. }
         | KernelEvent::CellNote { cell_id, .. }
         | KernelEvent::CellEnded { cell_id, .. } => Some(cell_id.clone()),
+        _ => None,
+    }
+}
+
+fn session_of(e: &KernelEvent) -> Option<String> {
+    match e {
+        KernelEvent::SessionStarted { session_id, .. }
+        | KernelEvent::SessionEnded { session_id, .. } => Some(session_id.clone()),
         _ => None,
     }
 }

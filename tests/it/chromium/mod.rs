@@ -6,4 +6,5 @@ mod ui_console;
 mod ui_data;
 mod ui_first;
 mod ui_live;
+mod ui_notebook;
 mod ui_work;

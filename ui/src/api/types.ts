@@ -2,6 +2,7 @@
 
 import { CONSOLE_REQUIRED, type ConsoleOps } from "../console/ops";
 import { WORK_REQUIRED, type WorkOps } from "../work/ops";
+import { NOTEBOOK_REQUIRED, type NotebookOps } from "../notebook/ops";
 
 export interface ProjectListing {
   id: string;
@@ -193,7 +194,7 @@ export interface ObjectReadReply {
 }
 
 /** Every operation the app calls: its request and its reply. */
-export interface Ops extends WorkOps, ConsoleOps {
+export interface Ops extends WorkOps, ConsoleOps, NotebookOps {
   "project.list": { req: Record<string, never>; res: { projects: ProjectListing[] } };
   "project.create": { req: { name: string }; res: ProjectRef };
   "project.open": { req: { path: string }; res: ProjectRef };
@@ -259,6 +260,7 @@ export type OpName = keyof Ops;
 export const REQUIRED: { [K in OpName]: string[] } = {
   ...WORK_REQUIRED,
   ...CONSOLE_REQUIRED,
+  ...NOTEBOOK_REQUIRED,
   "project.list": [],
   "project.create": ["name"],
   "project.open": ["path"],

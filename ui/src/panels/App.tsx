@@ -22,6 +22,7 @@ const HistoryPanel = lazy(() => import("./History").then((m) => ({ default: m.Hi
 const RunsPanel = lazy(() => import("./Runs").then((m) => ({ default: m.RunsPanel })));
 const AgentPanel = lazy(() => import("./Agent").then((m) => ({ default: m.AgentPanel })));
 const ConsolePanel = lazy(() => import("./Console").then((m) => ({ default: m.ConsolePanel })));
+const NotebookPanel = lazy(() => import("./Notebook").then((m) => ({ default: m.NotebookPanel })));
 const MediaPanel = lazy(() => import("./Media").then((m) => ({ default: m.MediaPanel })));
 
 const LAST_PROJECT = "rho.project";
@@ -152,6 +153,8 @@ export function App() {
       async () => {
         await Promise.all([resyncAll(), resyncSelections(selected)]);
         setRevision((r) => r + 1);
+        // The work panels re-read what they show (events were missed).
+        publishWork("gap", {});
       },
       setLive,
     );
@@ -239,6 +242,7 @@ export function App() {
       work("runs", "Runs", () => <RunsPanel key={selected} projectId={selected} />);
       work("agent", "Agent", () => <AgentPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
       work("console", "Console", () => <ConsolePanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
+      work("notebook", "Notebook", () => <NotebookPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
     }
     return list;
   }, [projects, selected, laidOut, files, histories, refresh, openFile, openHistory, revision, me]);
