@@ -1,7 +1,7 @@
 //! Grant expiry in the Agent panel: which grants have expired, the timer's wait until the next one, and the announcement.
 
 import { describe, expect, it } from "vitest";
-import { expiredAt, expiryNote, MAX_TIMER_MS, untilNextExpiry } from "../src/work/expiry";
+import { expiredAt, expiryNote, MAX_TIMER_MS, timerDelay, untilNextExpiry } from "../src/work/expiry";
 
 const at = (iso: string) => Date.parse(iso);
 const a = { session: "claude-code", label: "Claude Code", expiresAt: "2026-12-01T20:00:00Z" };
@@ -26,5 +26,12 @@ describe("grant expiry", () => {
     const one = expiryNote([a]);
     expect(one).toMatch(/^The grant of Claude Code has expired at .+: its credential no longer works\. Connect it again to give it access\.$/);
     expect(expiryNote([a, b])).toBe("The grants of Claude Code, codex have expired: their credentials no longer work. Connect them again to give them access.");
+  });
+  it("never gives the browser timer a delay past its maximum (which would fire at once)", () => {
+    const far = { ...a, expiresAt: "2027-06-01T00:00:00Z" };
+    const wait = untilNextExpiry([far], at("2026-12-01T19:00:00Z"));
+    expect(wait).toBe(MAX_TIMER_MS);
+    expect(timerDelay(wait ?? 0)).toBe(MAX_TIMER_MS);
+    expect(timerDelay(1000)).toBe(1100);
   });
 });

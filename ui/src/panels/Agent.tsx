@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { call } from "../api/client";
 import { onWork } from "../work/bus";
 import { Connect } from "../work/Connect";
-import { expiredAt, expiryNote, untilNextExpiry } from "../work/expiry";
+import { expiredAt, expiryNote, timerDelay, untilNextExpiry } from "../work/expiry";
 import type { ActivityView, AgentView, BindingOut } from "../work/ops";
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -162,7 +162,7 @@ export function AgentPanel({ projectId, paired }: { projectId: string; paired: b
       for (const a of now) announced.current.add(`${a.session}@${a.expiresAt}`);
       if (now.length > 0) setExpired(expiryNote(now));
       refresh();
-    }, wait + 100);
+    }, timerDelay(wait));
     return () => clearTimeout(timer);
   }, [agents, refresh]);
 

@@ -22,6 +22,12 @@ export function untilNextExpiry(agents: Expiring[], now: number): number | null 
   return Math.min(MAX_TIMER_MS, Math.max(0, Math.min(...times) - now));
 }
 
+/** The delay to give the browser timer for a wait: a margin past the expiry, never above
+ *  `MAX_TIMER_MS` (a larger delay overflows and fires at once, which made a refresh loop). */
+export function timerDelay(wait: number): number {
+  return Math.min(wait + 100, MAX_TIMER_MS);
+}
+
 /** The announcement of expired grants, for a `role=status` region. */
 export function expiryNote(expired: Expiring[]): string {
   const names = expired.map((a) => a.label || a.session);
