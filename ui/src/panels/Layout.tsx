@@ -7,6 +7,9 @@ export interface PanelSpec {
   id: string;
   title: string;
   render: () => ReactNode;
+  /** Mount the content only once its tab is first shown, so a panel in a background tab sends
+   *  no request that competes with the first render of the one in front. */
+  whenShown?: boolean;
 }
 
 export function useWide(): boolean {
@@ -65,7 +68,13 @@ const subscribe = (l: () => void) => {
 function Hosted(props: IDockviewPanelProps<{ id: string }>) {
   useSyncExternalStore(subscribe, () => revision);
   const spec = registry.get(props.params.id);
-  return <div className="dv-panel">{spec?.render() ?? null}</div>;
+  const [shown, setShown] = useState(() => props.api.isVisible);
+  useEffect(() => {
+    if (shown) return;
+    const sub = props.api.onDidVisibilityChange((e) => e.isVisible && setShown(true));
+    return () => sub.dispose();
+  }, [props.api, shown]);
+  return <div className="dv-panel">{spec && (shown || !spec.whenShown) ? spec.render() : null}</div>;
 }
 
 export function Layout({ panels, active, onActive, onClose }: { panels: PanelSpec[]; active: string; onActive: (id: string) => void; onClose: (id: string) => void }) {
