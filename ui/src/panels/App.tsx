@@ -203,8 +203,8 @@ export function App() {
       },
     ];
     if (selected && laidOut === selected) {
-      const work = (id: string, title: string, body: () => ReactNode, whenShown = false) =>
-        list.push({ id, title, whenShown, render: () => <Suspense fallback={<p className="panel-body">Loading…</p>}>{body()}</Suspense> });
+      const work = (id: string, title: string, body: () => ReactNode) =>
+        list.push({ id, title, render: () => <Suspense fallback={<p className="panel-body">Loading…</p>}>{body()}</Suspense> });
       for (const path of files) {
         const title = path.startsWith(PLOT) ? `Scatter of ${path.slice(PLOT.length).split("/").pop() ?? path}` : (path.split("/").pop() ?? path);
         if (mediaFormat(path)) work(`file:${path}`, title, () => <MediaPanel key={`${selected}:${path}`} projectId={selected} path={path} />);
@@ -241,8 +241,8 @@ export function App() {
       }
       work("runs", "Runs", () => <RunsPanel key={selected} projectId={selected} />);
       work("agent", "Agent", () => <AgentPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
-      work("console", "Console", () => <ConsolePanel key={selected} projectId={selected} paired={me?.kind === "paired"} />, true);
-      work("notebook", "Notebook", () => <NotebookPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />, true);
+      work("console", "Console", () => <ConsolePanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
+      work("notebook", "Notebook", () => <NotebookPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
     }
     return list;
   }, [projects, selected, laidOut, files, histories, refresh, openFile, openHistory, revision, me]);

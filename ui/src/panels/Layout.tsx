@@ -7,9 +7,6 @@ export interface PanelSpec {
   id: string;
   title: string;
   render: () => ReactNode;
-  /** Mount the content only once its tab is first shown, so a panel in a background tab sends
-   *  no request that competes with the first render of the one in front. */
-  whenShown?: boolean;
 }
 
 export function useWide(): boolean {
@@ -65,6 +62,8 @@ const subscribe = (l: () => void) => {
   return () => listeners.delete(l);
 };
 
+/** A docked panel mounts its content only once its tab is first shown (then stays mounted), so a
+ *  panel in a background tab sends no request that competes with the first render in front. */
 function Hosted(props: IDockviewPanelProps<{ id: string }>) {
   useSyncExternalStore(subscribe, () => revision);
   const spec = registry.get(props.params.id);
@@ -74,7 +73,7 @@ function Hosted(props: IDockviewPanelProps<{ id: string }>) {
     const sub = props.api.onDidVisibilityChange((e) => e.isVisible && setShown(true));
     return () => sub.dispose();
   }, [props.api, shown]);
-  return <div className="dv-panel">{spec && (shown || !spec.whenShown) ? spec.render() : null}</div>;
+  return <div className="dv-panel">{spec && shown ? spec.render() : null}</div>;
 }
 
 export function Layout({ panels, active, onActive, onClose }: { panels: PanelSpec[]; active: string; onActive: (id: string) => void; onClose: (id: string) => void }) {
