@@ -78,6 +78,14 @@ pub(crate) struct ServeArgs {
     /// At start: grant --project FOLDER to this Agent and run its own `mcp add`.
     #[arg(long, value_name = "AGENT", value_parser = ["claude-code", "codex"], requires = "project", conflicts_with = "pair")]
     pub(crate) agent: Option<String>,
+    /// Be the Agent executable of an external ACP client (Zed, ...) for this project folder
+    /// (absolute): start --acp-agent's adapter there, forward stdio unchanged and record its
+    /// sessions, prompts' times, tool steps and stop reasons through the running service.
+    #[arg(long, value_name = "PROJECT", requires = "acp_agent", conflicts_with_all = ["root", "port", "plugins", "limits", "pair", "grant", "agent", "mcp", "project"])]
+    pub(crate) acp: Option<PathBuf>,
+    /// With --acp: the Agent, claude (Claude Code) or codex (Codex).
+    #[arg(long = "acp-agent", value_name = "AGENT", value_parser = ["claude", "codex"], requires = "acp")]
+    pub(crate) acp_agent: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

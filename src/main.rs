@@ -6,6 +6,7 @@ mod connect;
 mod grant;
 mod inspect;
 mod pair;
+mod relay;
 mod serve;
 mod start;
 
@@ -30,7 +31,7 @@ fn main() -> ExitCode {
     };
     // A service logs what it does; one-shot commands only warnings.
     init_logging(match &cli.command {
-        None if cli.serve.mcp.is_some() => "warn",
+        None if cli.serve.mcp.is_some() || cli.serve.acp.is_some() => "warn",
         None => "info",
         Some(cli::Command::Core(args)) => args.log_level(),
         Some(_) => "warn",
@@ -42,6 +43,13 @@ fn main() -> ExitCode {
         None if cli.serve.mcp.is_some() => {
             rho_mcp::adapter::run(cli.serve.mcp.as_deref().unwrap_or(std::path::Path::new("")))
         }
+        None if cli.serve.acp.is_some() => relay::run(&relay::RelayArgs {
+            project: cli.serve.acp.as_deref().unwrap_or(std::path::Path::new("")),
+            agent: cli.serve.acp_agent.as_deref().unwrap_or("claude"),
+            state_dir: cli.serve.state_dir.as_deref(),
+            claude: cli.serve.claude.as_deref(),
+            codex: cli.serve.codex.as_deref(),
+        }),
         None => match (&cli.serve.pair, &cli.serve.grant) {
             (Some(file), _) => pair::run(file, cli.serve.project.as_deref()),
             (None, Some(file)) => grant::run(&grant::GrantArgs {

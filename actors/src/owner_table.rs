@@ -54,6 +54,8 @@ crate::state::project_state! {
     console: crate::console::ConsoleEntity,
     /// Notebook sessions and cells (kernel owner).
     kernel: crate::kernel::KernelEntity,
+    /// External ACP sessions reported by `rho --acp` relays (agent owner).
+    relay: crate::agent::relay::RelayEntity,
 }
 
 /// What owners keep on the project actor beside their entities, rebuilt from replayed state.

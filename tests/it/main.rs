@@ -9,6 +9,7 @@
 //! runs it with that feature. See `docs/decisions/0006-one-test-binary-per-crate.md`.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: a failed unwrap is a failed test
 
+mod acp_relay;
 mod agent_activity;
 mod agent_connect;
 mod agent_connect_clis;

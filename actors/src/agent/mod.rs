@@ -7,6 +7,7 @@ pub mod conversation;
 pub mod entity;
 pub mod grants;
 pub mod handlers;
+pub mod relay;
 pub mod skills;
 
 pub use entity::{Activity, AgentEntity};
@@ -25,12 +26,14 @@ pub(crate) const SPEC: OwnerSpec = OwnerSpec {
         contract::session::OPERATIONS,
         crate::contexts::contract::OPERATIONS,
         crate::contexts::contract::list::OPERATIONS,
+        relay::contract::OPERATIONS,
     ],
     entries: &[],
     actions: &[],
     kinds: &[
         per_project!(crate::contexts::ContextsEntity, contexts),
         per_project!(AgentEntity, agent),
+        per_project!(relay::RelayEntity, relay),
     ],
     recover: None,
 };

@@ -23,6 +23,7 @@ mod observation;
 mod pairing;
 mod projects;
 mod protocol;
+mod relay;
 mod requirements;
 mod resource_bytes;
 mod runs;
@@ -67,6 +68,7 @@ pub fn register_service_operations(
     capability_index::register(table, &services)?;
     bindings::register(table, &services)?;
     console::register(table, &services)?;
+    relay::register(table, &services)?;
     kernel::register(table, &services)?;
     #[cfg(feature = "test-owner")]
     testing::register(table, &services)?;
