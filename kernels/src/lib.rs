@@ -8,3 +8,4 @@ pub mod core;
 pub mod guard;
 pub mod host;
 pub mod notebook;
+pub mod remote;

@@ -4,6 +4,7 @@
 # it is. The tests FAIL (never skip) when Rscript is missing. The notebook tests also need
 # jsonlite (the R runner's one package) and a Python venv with pandas and matplotlib for the
 # table and plot cases: ~/.cache/rho-test/notebook-venv (or $RHO_TEST_PYTHON names a Python).
+# The ssh place tests need openssh-server (installed, not started).
 set -euo pipefail
 
 notebook_venv() {
@@ -15,6 +16,18 @@ notebook_venv() {
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q pandas matplotlib
 }
+
+# The ssh place tests (tests/it/remote_ssh.rs) start a private sshd on loopback: the server
+# package, never its service (the tests run /usr/sbin/sshd with their own config).
+ssh_server() {
+  if [ -x /usr/sbin/sshd ] || ! command -v apt-get >/dev/null 2>&1; then return 0; fi
+  local sudo_cmd=""
+  if [ "$(id -u)" != "0" ]; then sudo_cmd="sudo"; fi
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+    openssh-server openssh-client
+}
+ssh_server
 
 if command -v Rscript >/dev/null 2>&1; then
   if ! Rscript -e 'library(jsonlite)' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then

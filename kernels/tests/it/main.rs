@@ -15,4 +15,5 @@ mod notebook_life;
 mod notebook_plots;
 mod notebook_py;
 mod notebook_r;
+mod remote_ssh;
 mod support;
