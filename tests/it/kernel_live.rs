@@ -147,9 +147,11 @@ fn r_plots_are_kept_by_digest_a_later_cell_redraws_one_and_python_interrupt_keep
     assert!(png["png"].as_str().unwrap().starts_with("iVBOR"), "a PNG");
     assert_eq!(png["digest"], plots[1]["digest"]);
     let over = run(&e, "r", "over", "abline(h = 2)", 60_000);
+    // It redrew the second kept plot of `two`: `<cellId>#<index>`, the index kernel.plot takes.
     let replaces = over["plots"][0]["replaces"].as_str().unwrap_or_default();
-    assert!(
-        replaces.starts_with(two["cellId"].as_str().unwrap()),
+    assert_eq!(
+        replaces,
+        format!("{}#1", two["cellId"].as_str().unwrap()),
         "{over}"
     );
     run(&e, "python", "keep", "kept = 5", 60_000);

@@ -36,6 +36,7 @@ mod documents;
 mod http_ops;
 mod inspect;
 mod kernel;
+mod kernel_ends;
 mod kernel_live;
 mod mcp_login;
 mod owner_gate;

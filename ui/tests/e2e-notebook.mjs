@@ -98,11 +98,11 @@ try {
     return t.includes("by the Agent claude-code") && t.includes("Purpose: double x");
   });
   await until("the Agent's cell is done", async () => (await state(page, byAgent.no)) === "done");
-  // An R cell that redraws cell 3's page: its plot says which one it replaced.
+  // An R cell that redraws cell 3's plot: its plot says which one it replaced (`<cellId>#<index>`).
   await run(page, "R", 'points(5, 5, col = "red")');
   const redraw = byAgent.no + 1;
   await until(`cell ${redraw} is done`, async () => (await state(page, redraw)) === "done");
-  const redrawn = page.getByRole("img", { name: `Plot 1 of cell ${redraw}, page 1, redraws page 1 of cell 3` });
+  const redrawn = page.getByRole("img", { name: `Plot 1 of cell ${redraw}, page 1, redraws plot 1 of cell 3` });
   const named = await until("the redrawn plot names the plot it replaced", async () => (await redrawn.evaluate((i) => i.complete && i.naturalWidth)) > 0);
   if (!named) facts.plots_shown = await page.locator(".nb-plot").evaluateAll((fs) => fs.map((f) => f.textContent));
   facts.announced = await page.getByTestId("nb-announce").textContent();

@@ -93,10 +93,12 @@ describe("ends and people in words", () => {
     expect(whoRan("operator")).toBe("the operator");
   });
 
-  it("names the page a redrawn plot replaced by the earlier cell's number", () => {
+  it("names the plot a redrawn one replaced by its place and the earlier cell's number", () => {
     const cells = [cell(1, { cellId: "k-1" }), cell(2)];
-    expect(replacedInWords("k-1#1", cells)).toBe("redraws page 1 of cell 1");
-    expect(replacedInWords("gone#2", cells)).toBe("redraws page 2 of an earlier cell");
+    expect(replacedInWords("k-1#0", cells)).toBe("redraws plot 1 of cell 1");
+    expect(replacedInWords("k-1#1", cells)).toBe("redraws plot 2 of cell 1");
+    expect(replacedInWords("gone#2", cells)).toBe("redraws plot 3 of an earlier cell");
+    expect(replacedInWords("k-1#x", cells)).toBe("redraws a plot of cell 1");
     expect(replacedInWords(null, cells)).toBeNull();
   });
 });

@@ -25,6 +25,8 @@ pub(crate) struct Recorder {
     pub project_id: uuid::Uuid,
     /// Where kept plots live by digest (`.rho/plugins/kernel/plots/`).
     pub plots: PathBuf,
+    /// maxEndedSessions: the oldest ended session records go past it.
+    pub max_ended_sessions: u64,
 }
 
 impl Recorder {
@@ -36,7 +38,10 @@ impl Recorder {
         let cells: Vec<String> = events.iter().filter_map(cell_of).collect();
         let sessions: Vec<String> = events.iter().filter_map(session_of).collect();
         self.child.do_send(Execute::<KernelEntity> {
-            command: KernelCommand::Record { events },
+            command: KernelCommand::Record {
+                events,
+                max_ended_sessions: self.max_ended_sessions,
+            },
             ctx: CommandContext::now(crate::Principal::System),
         });
         if let Some(bus) = &self.events {
@@ -126,6 +131,8 @@ fn keep_plot(rec: &Recorder, plot: &rt::PlotFile) -> Result<(), std::io::Error> 
 /// journal batch (consecutive output of a cell is one `kernel.cell-output`).
 pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionEvent>) {
     let mut ids: HashMap<u64, String> = HashMap::new();
+    // The pages each cell kept, in order: a plot's index in its cell is its place here.
+    let mut kept: HashMap<u64, Vec<u32>> = HashMap::new();
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
         while batch.len() < 512 {
@@ -195,21 +202,24 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                     omitted_bytes,
                 }),
                 SessionEvent::Plot { plot, .. } => match keep_plot(&live.recorder, &plot) {
-                    Ok(()) => out.push(KernelEvent::CellPlot {
-                        cell_id: id,
-                        plot: PlotRecord {
-                            page: plot.page,
-                            digest: format!("sha256:{}", plot.sha256),
-                            bytes: plot.bytes,
-                            replaces: plot.replaces.map(|r| {
-                                let of = ids
-                                    .get(&r.cell)
-                                    .cloned()
-                                    .unwrap_or(format!("cell-no-{}", r.cell));
-                                format!("{of}#{}", r.page)
-                            }),
-                        },
-                    }),
+                    Ok(()) => {
+                        let replaces = plot.replaces.and_then(|r| {
+                            let index = kept.get(&r.cell)?.iter().position(|p| *p == r.page)?;
+                            Some(format!("{}#{index}", ids.get(&r.cell)?))
+                        });
+                        if let Some(no) = cell {
+                            kept.entry(no).or_default().push(plot.page);
+                        }
+                        out.push(KernelEvent::CellPlot {
+                            cell_id: id,
+                            plot: PlotRecord {
+                                page: plot.page,
+                                digest: format!("sha256:{}", plot.sha256),
+                                bytes: plot.bytes,
+                                replaces,
+                            },
+                        })
+                    }
                     Err(err) => out.push(KernelEvent::CellNote {
                         cell_id: id,
                         note: format!("plot page {} was not kept: {err}", plot.page),
@@ -226,12 +236,11 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                     ..
                 } => {
                     let mut p = lock(&live.pump);
+                    // Who asked to interrupt is the journal's (kernel.interrupt-asked).
                     let (outcome, by) = match outcome {
                         rt::CellOutcome::Done => (Outcome::Done, None),
                         rt::CellOutcome::Error => (Outcome::Error, None),
-                        rt::CellOutcome::Interrupted => {
-                            (Outcome::Interrupted, p.interrupt_by.take())
-                        }
+                        rt::CellOutcome::Interrupted => (Outcome::Interrupted, None),
                     };
                     p.running = None;
                     free = true;
@@ -306,7 +315,14 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
         if let Some((c, chunks)) = pending.take() {
             out.push(KernelEvent::CellOutput { cell_id: c, chunks });
         }
+        let ends = out
+            .iter()
+            .any(|e| matches!(e, KernelEvent::CellEnded { .. }));
         live.recorder.record(out);
+        if ends {
+            // After the records are in the child's mailbox: a peek queued now sees them.
+            sessions.cell_ended.notify_waiters();
+        }
         if exited {
             sessions.forget(live.language, &live.session_id);
             return;

@@ -31,8 +31,12 @@ pub enum KernelCommand {
     },
     /// `kernel.interrupt`'s journal step.
     Interrupt { cell_id: String },
-    /// What a session reported (output, plots, ends), journaled as it says (Rho's own principal).
-    Record { events: Vec<KernelEvent> },
+    /// What a session reported (output, plots, ends), journaled as it says (Rho's own principal);
+    /// past `max_ended_sessions` ended sessions, the oldest ended session records go with it.
+    Record {
+        events: Vec<KernelEvent>,
+        max_ended_sessions: u64,
+    },
 }
 
 /// What the kernel entity answers.
@@ -163,8 +167,15 @@ pub(crate) fn decide(
                     events: Vec::new(),
                     reply: KernelReply::Cell(cell.clone()),
                 }),
+                // Who asked is durable before the SIGINT (the first asker is the one kept).
                 CellState::Running => Ok(Decision {
-                    events: Vec::new(),
+                    events: match state.interrupt_asked(cell_id) {
+                        Some(_) => Vec::new(),
+                        None => vec![KernelEvent::InterruptAsked {
+                            cell_id: cell_id.clone(),
+                            by: by(ctx),
+                        }],
+                    },
                     reply: KernelReply::Signal(cell.clone()),
                 }),
                 CellState::Waiting => {
@@ -192,11 +203,53 @@ pub(crate) fn decide(
                 }
             }
         }
-        KernelCommand::Record { events } => Ok(Decision {
-            events: events.clone(),
-            reply: KernelReply::Recorded,
-        }),
+        KernelCommand::Record {
+            events,
+            max_ended_sessions,
+        } => {
+            let mut events = events.clone();
+            let evicted = evictions(state, &events, *max_ended_sessions, ctx);
+            events.extend(evicted);
+            Ok(Decision {
+                events,
+                reply: KernelReply::Recorded,
+            })
+        }
     }
+}
+
+/// maxEndedSessions: the records of the sessions that ended first go, once `events` would
+/// leave more than `max` ended sessions.
+fn evictions(
+    state: &KernelEntity,
+    events: &[KernelEvent],
+    max: u64,
+    ctx: &CommandContext,
+) -> Vec<KernelEvent> {
+    if !events
+        .iter()
+        .any(|e| matches!(e, KernelEvent::SessionEnded { .. }))
+    {
+        return Vec::new();
+    }
+    let next = after(state, events, ctx);
+    let mut ended: Vec<&SessionView> = next
+        .sessions()
+        .iter()
+        .filter(|s| s.state == SessionState::Ended)
+        .collect();
+    let excess = ended
+        .len()
+        .saturating_sub(usize::try_from(max).unwrap_or(usize::MAX));
+    // Stable: sessions that ended at the same ms go in start order.
+    ended.sort_by_key(|s| s.end.as_ref().map_or(i64::MIN, |e| e.at_ms));
+    ended
+        .into_iter()
+        .take(excess)
+        .map(|s| KernelEvent::SessionEvicted {
+            session_id: s.session_id.clone(),
+        })
+        .collect()
 }
 
 /// Where a cell of `language` runs, by the interpreter rule.

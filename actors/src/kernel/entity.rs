@@ -33,6 +33,8 @@ pub struct KernelEntity {
     /// The interpreter the project keeps per language.
     pub(crate) interpreters: BTreeMap<Language, String>,
     pub(crate) last_no: u64,
+    /// Running cells someone asked to interrupt: cell id -> (who asked, when), until the cell ends.
+    pub(crate) interrupts: BTreeMap<String, (String, i64)>,
     /// Unused: kernel.run's identity is per caller and lives in `keys`.
     identities: IdentityTable<KernelReply>,
 }
@@ -86,6 +88,11 @@ impl KernelEntity {
     /// The interpreter the project keeps for `language`.
     pub fn interpreter(&self, language: Language) -> Option<&str> {
         self.interpreters.get(&language).map(String::as_str)
+    }
+
+    /// Who asked to interrupt the running cell `cell_id`, and when (ms), if anyone did.
+    pub fn interrupt_asked(&self, cell_id: &str) -> Option<&(String, i64)> {
+        self.interrupts.get(cell_id)
     }
 
     /// The cell a caller's `changeId` named, if any.
@@ -159,6 +166,7 @@ impl Entity for KernelEntity {
                 );
             }
             KernelEvent::CellEvicted { cell_id } => {
+                self.interrupts.remove(cell_id);
                 if let Some(no) = self.positions.remove(cell_id) {
                     self.cells.remove(&no);
                 }
@@ -214,6 +222,16 @@ impl Entity for KernelEntity {
                     c.version = version;
                 }
             }
+            KernelEvent::InterruptAsked { cell_id, by } => {
+                if self
+                    .cell(cell_id)
+                    .is_some_and(|c| c.state != CellState::Ended)
+                {
+                    self.interrupts
+                        .entry(cell_id.clone())
+                        .or_insert_with(|| (by.clone(), meta.time_ms));
+                }
+            }
             KernelEvent::CellOutput { cell_id, chunks } => {
                 if let Some(c) = self.cell_mut(cell_id) {
                     append(&mut c.output, chunks);
@@ -246,9 +264,15 @@ impl Entity for KernelEntity {
                 variables,
             } => {
                 let session = self.cell(cell_id).and_then(|c| c.session_id.clone());
+                let asked = self.interrupts.remove(cell_id);
                 if let Some(c) = self.cell_mut(cell_id) {
+                    let mut end = end.clone();
+                    // An interrupted cell names who asked, as journaled when they asked.
+                    if end.outcome == Outcome::Interrupted && end.by.is_none() {
+                        end.by = asked.map(|(by, _)| by);
+                    }
                     c.state = CellState::Ended;
-                    c.end = Some(end.clone());
+                    c.end = Some(end);
                     c.defined = defined.clone();
                     c.removed = removed.clone();
                 }
@@ -313,18 +337,25 @@ impl Entity for KernelEntity {
     fn reconcile(&self, now_ms: i64) -> Vec<KernelEvent> {
         let mut events = Vec::new();
         for c in self.cells.values() {
-            let (outcome, reason) = match c.state {
+            let (outcome, mut reason) = match c.state {
                 CellState::Ended => continue,
-                CellState::Running => (Outcome::Unknown, "Rho closed while it ran"),
-                CellState::Waiting => (Outcome::NotRun, "Rho closed before it ran"),
+                CellState::Running => (Outcome::Unknown, "Rho closed while it ran".to_string()),
+                CellState::Waiting => (Outcome::NotRun, "Rho closed before it ran".to_string()),
             };
+            // An interrupt asked before the close is kept: who asked, and when.
+            let asked = self.interrupts.get(&c.cell_id);
+            if let Some((who, at)) = asked {
+                reason.push_str(&format!(
+                    "; {who} had asked to interrupt it at {at} ms, it had not ended"
+                ));
+            }
             events.push(KernelEvent::CellEnded {
                 cell_id: c.cell_id.clone(),
                 end: CellEnd {
                     outcome,
-                    by: None,
+                    by: asked.map(|(who, _)| who.clone()),
                     at_ms: now_ms,
-                    reason: Some(reason.to_string()),
+                    reason: Some(reason),
                 },
                 defined: Vec::new(),
                 removed: None,

@@ -60,6 +60,9 @@ pub enum KernelEvent {
     SessionEvicted { session_id: String },
     /// The project keeps this interpreter for the language's later sessions.
     InterpreterKept { language: Language, program: String },
+    /// Someone asked to interrupt the running cell (journaled before its SIGINT). Last, so
+    /// journals written before it keep their variant numbers.
+    InterruptAsked { cell_id: String, by: String },
 }
 
 impl EntityEvent for KernelEvent {
@@ -70,6 +73,7 @@ impl EntityEvent for KernelEvent {
             KernelEvent::SessionStarting { .. } => "kernel.session-starting",
             KernelEvent::SessionStarted { .. } => "kernel.session-started",
             KernelEvent::CellStarted { .. } => "kernel.cell-started",
+            KernelEvent::InterruptAsked { .. } => "kernel.interrupt-asked",
             KernelEvent::CellOutput { .. } => "kernel.cell-output",
             KernelEvent::CellCut { .. } => "kernel.cell-cut",
             KernelEvent::CellPlot { .. } => "kernel.cell-plot",
@@ -113,6 +117,9 @@ impl EntityEvent for KernelEvent {
                 cell_id,
                 session_id,
             } => format!("cell {cell_id} started in session {session_id}"),
+            KernelEvent::InterruptAsked { cell_id, by } => {
+                format!("interrupt of cell {cell_id} asked by {by}")
+            }
             KernelEvent::CellOutput { cell_id, chunks } => format!(
                 "cell {cell_id} printed {} bytes",
                 chunks.iter().map(|c| c.text.len()).sum::<usize>()

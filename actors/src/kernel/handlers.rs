@@ -78,6 +78,7 @@ impl KernelHandle {
             events: self.events.clone(),
             project_id: self.project_id,
             plots: self.dir.join(".rho/plugins/kernel/plots"),
+            max_ended_sessions: self.limits.max_ended_sessions,
         }
     }
 

@@ -29,7 +29,6 @@ pub(crate) struct Queued {
 pub(crate) struct Pump {
     pub queue: VecDeque<(Queued, String)>,
     pub running: Option<Queued>,
-    pub interrupt_by: Option<String>,
     pub stop_by: Option<String>,
     pub ended: bool,
 }
@@ -93,6 +92,9 @@ pub struct LiveSessions {
     pub(crate) map: Arc<Mutex<HashMap<Language, Arc<Live>>>>,
     /// Held while a session starts, so two cells never start two sessions of one language.
     pub(crate) starting: Arc<tokio::sync::Mutex<()>>,
+    /// Woken after a session's bridge sent a batch that ends a cell to the kernel child, so a
+    /// `waitMs` caller looks again at once instead of at its next poll.
+    pub(crate) cell_ended: Arc<tokio::sync::Notify>,
 }
 
 impl LiveSessions {

@@ -3,6 +3,8 @@
 mod bridge;
 pub mod contract;
 pub mod decide;
+#[cfg(test)]
+mod ends_tests;
 pub mod entity;
 pub mod events;
 pub mod handlers;

@@ -11,13 +11,13 @@ use crate::entity::{CommandContext, Entity, EventMeta};
 use crate::error::ActorError;
 use crate::Principal;
 
-const LIMITS: QueueLimits = QueueLimits {
+pub(super) const LIMITS: QueueLimits = QueueLimits {
     max_queued: 16,
     max_code_bytes: 64 * 1024,
     max_cells: 500,
 };
 
-fn ctx(p: Principal) -> CommandContext {
+pub(super) fn ctx(p: Principal) -> CommandContext {
     CommandContext {
         principal: p,
         time_ms: 1000,
@@ -26,7 +26,7 @@ fn ctx(p: Principal) -> CommandContext {
     }
 }
 
-fn meta() -> EventMeta {
+pub(super) fn meta() -> EventMeta {
     EventMeta {
         seq: 1,
         entity_seq: 1,
@@ -36,7 +36,7 @@ fn meta() -> EventMeta {
 }
 
 /// Decides and applies `command`, as the child actor does.
-fn run(
+pub(super) fn run(
     s: &mut KernelEntity,
     command: KernelCommand,
     p: Principal,
@@ -48,7 +48,7 @@ fn run(
     Ok(d.reply)
 }
 
-fn queue(id: &str, change: &str, code: &str, limits: QueueLimits) -> KernelCommand {
+pub(super) fn queue(id: &str, change: &str, code: &str, limits: QueueLimits) -> KernelCommand {
     KernelCommand::Queue {
         cell_id: id.into(),
         language: Language::R,
@@ -60,11 +60,19 @@ fn queue(id: &str, change: &str, code: &str, limits: QueueLimits) -> KernelComma
     }
 }
 
-fn record(s: &mut KernelEntity, events: Vec<KernelEvent>) {
-    run(s, KernelCommand::Record { events }, Principal::System).unwrap();
+pub(super) fn record(s: &mut KernelEntity, events: Vec<KernelEvent>) {
+    run(
+        s,
+        KernelCommand::Record {
+            events,
+            max_ended_sessions: 20,
+        },
+        Principal::System,
+    )
+    .unwrap();
 }
 
-fn start_session(s: &mut KernelEntity, sid: &str) {
+pub(super) fn start_session(s: &mut KernelEntity, sid: &str) {
     record(
         s,
         vec![
@@ -83,7 +91,19 @@ fn start_session(s: &mut KernelEntity, sid: &str) {
     );
 }
 
-fn end(outcome: Outcome) -> CellEnd {
+/// Starts session `sid` and cell `cell` in it.
+pub(super) fn started(s: &mut KernelEntity, cell: &str, sid: &str) {
+    start_session(s, sid);
+    record(
+        s,
+        vec![KernelEvent::CellStarted {
+            cell_id: cell.into(),
+            session_id: sid.into(),
+        }],
+    );
+}
+
+pub(super) fn end(outcome: Outcome) -> CellEnd {
     CellEnd {
         outcome,
         by: None,
@@ -262,14 +282,7 @@ fn interrupt_ends_a_waiting_cell_not_run_signals_a_running_one_and_returns_an_en
     )
     .unwrap();
     run(&mut s, queue("c2", "b", "2", LIMITS), Principal::Local).unwrap();
-    start_session(&mut s, "s1");
-    record(
-        &mut s,
-        vec![KernelEvent::CellStarted {
-            cell_id: "c1".into(),
-            session_id: "s1".into(),
-        }],
-    );
+    started(&mut s, "c1", "s1");
     let agent = Principal::Agent("codex".into());
     let r = run(
         &mut s,
@@ -326,14 +339,7 @@ fn recovery_closes_sessions_running_cells_are_unknown_and_waiting_ones_not_run()
     )
     .unwrap();
     run(&mut s, queue("c2", "b", "2", LIMITS), Principal::Local).unwrap();
-    start_session(&mut s, "s1");
-    record(
-        &mut s,
-        vec![KernelEvent::CellStarted {
-            cell_id: "c1".into(),
-            session_id: "s1".into(),
-        }],
-    );
+    started(&mut s, "c1", "s1");
     let events = s.reconcile(5000);
     for e in &events {
         s.apply(e, &meta());
@@ -359,14 +365,7 @@ fn the_interpreter_rule_restarts_only_a_session_the_caller_alone_used() {
         SessionPlan::Start { interpreter: None }
     );
     run(&mut s, queue("c1", "a", "1", LIMITS), Principal::Local).unwrap();
-    start_session(&mut s, "s1");
-    record(
-        &mut s,
-        vec![KernelEvent::CellStarted {
-            cell_id: "c1".into(),
-            session_id: "s1".into(),
-        }],
-    );
+    started(&mut s, "c1", "s1");
     assert_eq!(
         plan_session(&s, Language::R, "local", None).unwrap(),
         SessionPlan::Join {

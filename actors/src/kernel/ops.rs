@@ -19,6 +19,9 @@ use rho_kernels::notebook as rt;
 /// Cells on one `kernel.read` page (default and maximum).
 pub const READ_PAGE: u32 = 100;
 
+/// How often a `waitMs` caller looks at its cell when nothing woke it.
+const POLL_MS: u64 = 20;
+
 /// Rows a reading may ask for.
 pub const INSPECT_ROWS_MAX: u32 = 200;
 
@@ -132,7 +135,10 @@ pub async fn run(
             )];
             handle
                 .command(
-                    KernelCommand::Record { events },
+                    KernelCommand::Record {
+                        events,
+                        max_ended_sessions: handle.limits().max_ended_sessions,
+                    },
                     CommandContext::now(crate::Principal::System),
                 )
                 .await?;
@@ -151,15 +157,23 @@ async fn wait(
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(limit);
     let id = cell.cell_id.clone();
     loop {
+        // Registered before the peek, so an end reported between the two still wakes it.
+        let woken = handle.live.cell_ended.notified();
+        let mut woken = std::pin::pin!(woken);
+        woken.as_mut().enable();
         let probe = id.clone();
         let ended = handle
             .peek(move |k: &KernelEntity| k.cell(&probe).map(|c| c.state == CellState::Ended))
             .await?
             .unwrap_or(true);
-        if ended || std::time::Instant::now() >= deadline {
+        let now = std::time::Instant::now();
+        if ended || now >= deadline {
             break;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        // Woken when a session's bridge or kernel.interrupt ended a cell; an end journaled
+        // elsewhere (a session that did not start) is seen at the next poll.
+        let poll = (deadline - now).min(std::time::Duration::from_millis(POLL_MS));
+        let _ = tokio::time::timeout(poll, woken).await;
     }
     // The answer is what is durable by now.
     let probe = id.clone();
@@ -353,12 +367,15 @@ pub async fn interrupt(
             .queue
             .retain(|(q, _)| q.cell_id != req.cell_id);
     }
-    let who = by(&ctx);
     let command = KernelCommand::Interrupt {
         cell_id: req.cell_id.clone(),
     };
     match handle.command(command, ctx).await? {
-        KernelReply::Cell(c) => Ok(c),
+        KernelReply::Cell(c) => {
+            // A waiting cell ended not-run: whoever waits for it looks again at once.
+            handle.live.cell_ended.notify_waiters();
+            Ok(c)
+        }
         KernelReply::Signal(c) => {
             let live = handle.live.get(c.language).filter(|l| {
                 lock(&l.pump)
@@ -367,7 +384,6 @@ pub async fn interrupt(
                     .is_some_and(|r| r.cell_id == c.cell_id)
             });
             if let Some(live) = live {
-                lock(&live.pump).interrupt_by = Some(who);
                 live.session
                     .interrupt()
                     .map_err(|e| ActorError::conflict(e.to_string()))?;

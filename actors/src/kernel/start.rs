@@ -41,7 +41,10 @@ pub(crate) fn runtime_limits(l: &KernelLimits) -> RuntimeLimits {
 /// Journals Rho's own records through the handle and waits for them.
 async fn record(h: &KernelHandle, events: Vec<KernelEvent>) -> Result<(), ActorError> {
     h.command(
-        KernelCommand::Record { events },
+        KernelCommand::Record {
+            events,
+            max_ended_sessions: h.limits().max_ended_sessions,
+        },
         CommandContext::now(crate::Principal::System),
     )
     .await

@@ -21,7 +21,7 @@ use rho_actors::files::handlers::{Declared, PutResource};
 use rho_actors::files::PutBounds;
 use rho_actors::kernel::contract::Language;
 use rho_actors::kernel::handlers::KernelPort;
-use rho_actors::kernel::{KernelCommand, QueueLimits};
+use rho_actors::kernel::{KernelCommand, KernelEvent, QueueLimits};
 use rho_actors::open::{journal_dir, open_project};
 use rho_actors::project::ProjectCommand;
 use rho_actors::project_actor::{ProjectRead, ProjectWrite, TakeSnapshot};
@@ -230,6 +230,13 @@ fn every_golden_folder_still_opens_and_replays() {
 }
 
 const T0: i64 = 1_700_000_000_000;
+
+/// The Notebook's queue limits the generator's cells are checked against (the seed's defaults).
+const KERNEL_LIMITS: QueueLimits = QueueLimits {
+    max_queued: 16,
+    max_code_bytes: 65536,
+    max_cells: 500,
+};
 
 /// Writes one project through the actors, touching every owner reachable without R: project
 /// settings, a document (open, edit, undo, save, close), a resource, a context, a selection,
@@ -459,11 +466,7 @@ async fn generate(env: &Env) -> PathBuf {
                 change_id: "cell-a".into(),
                 digest: rho_actors::identity::input_digest(&json!({"code": "1+1"}), "changeId"),
                 purpose: Some("golden".into()),
-                limits: QueueLimits {
-                    max_queued: 16,
-                    max_code_bytes: 65536,
-                    max_cells: 500,
-                },
+                limits: KERNEL_LIMITS,
             },
             ctx(Principal::Agent("claude-code".into())),
         )
@@ -473,6 +476,44 @@ async fn generate(env: &Env) -> PathBuf {
         .command(
             KernelCommand::Interrupt {
                 cell_id: "cell-1".into(),
+            },
+            ctx(Principal::Local),
+        )
+        .await
+        .unwrap();
+    // From v7: a second cell started and the person's interrupt asked (journaled before SIGINT).
+    kernel
+        .command(
+            KernelCommand::Queue {
+                cell_id: "cell-2".into(),
+                language: Language::R,
+                code: "Sys.sleep(30)".into(),
+                change_id: "cell-b".into(),
+                digest: rho_actors::identity::input_digest(&json!({"code": "2"}), "changeId"),
+                purpose: None,
+                limits: KERNEL_LIMITS,
+            },
+            ctx(Principal::Local),
+        )
+        .await
+        .unwrap();
+    kernel
+        .command(
+            KernelCommand::Record {
+                events: vec![KernelEvent::CellStarted {
+                    cell_id: "cell-2".into(),
+                    session_id: "session-1".into(),
+                }],
+                max_ended_sessions: 20,
+            },
+            ctx(Principal::System),
+        )
+        .await
+        .unwrap();
+    kernel
+        .command(
+            KernelCommand::Interrupt {
+                cell_id: "cell-2".into(),
             },
             ctx(Principal::Local),
         )

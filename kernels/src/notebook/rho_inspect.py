@@ -3,7 +3,9 @@ after a cell, and one value described as kind, class, size, facts and a page."""
 
 import ast
 import inspect as _inspect
+import itertools
 import math
+import time
 import reprlib
 import types
 
@@ -56,19 +58,97 @@ def _summary(v):
     return _cut("%s.%s object" % (mod, type(v).__qualname__), 100)
 
 
-def _fingerprint(v):
+# A changed-in-place value keeps its identity and often its shape: each listing also digests a
+# bounded sample of a container's or frame's content (at most SAMPLE elements or rows: the first
+# and last quarter and evenly spaced ones between), and all of a listing's digests together take
+# at most DIGEST_BUDGET_S; past it, the remaining values compare by identity and shape only.
+SAMPLE = 1024
+DIGEST_BUDGET_S = 0.05
+_SCALARS = (int, float, complex, bool, str, bytes, type(None))
+
+
+def _positions(n):
+    """At most SAMPLE positions of 0..n-1: head, tail and evenly spaced between."""
+    if n <= SAMPLE:
+        return range(n)
+    q = SAMPLE // 4
+    step = max(1, (n - 2 * q) // (SAMPLE - 2 * q))
+    return sorted(set(range(q)) | set(range(n - q, n)) | set(range(q, n - q, step)))
+
+
+def _part(e):
+    """One element as the digest sees it: a scalar itself, else its type, identity and length."""
+    if isinstance(e, _SCALARS):
+        return e
     try:
-        return (getattr(v, "shape", None), len(v) if isinstance(v, (list, dict, set, bytearray)) else None)
+        n = len(e)
     except Exception:  # noqa: BLE001
-        return None
+        n = None
+    return (type(e).__name__, id(e), n)
+
+
+def _content(v):
+    """A hash of a bounded sample of `v`'s content, or None for values it does not read."""
+    mod = type(v).__module__
+    if mod.startswith("pandas") and type(v).__name__ in ("DataFrame", "Series"):
+        import pandas as pd
+
+        sample = v.iloc[list(_positions(len(v)))]
+        cols = ()
+        if type(v).__name__ == "DataFrame":
+            if sample.shape[1] > SAMPLE:
+                sample = sample.iloc[:, list(_positions(sample.shape[1]))]
+            cols = tuple(str(c) for c in sample.columns)
+        return hash((pd.util.hash_pandas_object(sample, index=True).values.tobytes(), cols))
+    if mod == "numpy" and type(v).__name__ == "ndarray":
+        if v.dtype.hasobject:
+            return hash(tuple(_part(v.flat[i]) for i in _positions(v.size)))
+        return hash((str(v.dtype), v.flat[list(_positions(v.size))].tobytes()))
+    if isinstance(v, (list, tuple)):
+        return hash(tuple(_part(v[i]) for i in _positions(len(v))))
+    if isinstance(v, dict):
+        q = SAMPLE // 2
+        head = itertools.islice(v.items(), q)
+        tail = itertools.islice(reversed(v.items()), q) if len(v) > q else ()
+        return hash(tuple((_part(k), _part(e)) for k, e in itertools.chain(head, tail)))
+    if isinstance(v, (set, frozenset)):
+        return hash(frozenset(_part(e) for e in itertools.islice(v, SAMPLE)))
+    if isinstance(v, bytearray):
+        return hash(bytes(v[i] for i in _positions(len(v))))
+    return None
+
+
+def _fingerprint(v, deadline):
+    """(shape, length, content digest or None): None past the listing's digest budget."""
+    try:
+        shape = getattr(v, "shape", None)
+        shape = shape if isinstance(shape, tuple) else None
+        n = len(v) if isinstance(v, (list, dict, set, bytearray)) else None
+    except Exception:  # noqa: BLE001
+        return (None, None, None)
+    digest = None
+    if time.perf_counter() < deadline:
+        try:
+            digest = _content(v)
+        except Exception:  # noqa: BLE001
+            digest = None
+    return (shape, n, digest)
+
+
+def _changed(before, after):
+    """Shape or length differ, or both digests were taken and differ."""
+    if before[:2] != after[:2]:
+        return True
+    return before[2] is not None and after[2] is not None and before[2] != after[2]
 
 
 def variables(ns, max_vars):
     """Columnar listing plus defined/removed against the previous cell's values."""
     names = sorted(n for n, v in ns.items() if not n.startswith("_") and _listed(v))
     prev = _prev["vals"]
-    vals = {n: (ns[n], _fingerprint(ns[n])) for n in names}
-    defined = [n for n in names if n not in prev or prev[n][0] is not vals[n][0] or prev[n][1] != vals[n][1]]
+    deadline = time.perf_counter() + DIGEST_BUDGET_S
+    vals = {n: (ns[n], _fingerprint(ns[n], deadline)) for n in names}
+    defined = [n for n in names if n not in prev or prev[n][0] is not vals[n][0] or _changed(prev[n][1], vals[n][1])]
     shown = names[:max_vars]
     cut = len(names) > len(shown)
     removed = None if cut or _prev["cut"] else sorted(set(prev) - set(vals))

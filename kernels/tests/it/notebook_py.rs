@@ -94,3 +94,26 @@ fn listing_two_hundred_values_is_fast() {
         "a cell with 200 listed values took {best:?}"
     );
 }
+
+#[test]
+fn values_changed_in_place_keeping_their_shape_are_defined() {
+    let mut s = Live::start(Language::Python);
+    s.run("xs = [1, 2, 3]\nd = {'k': 1}\nnested = [[1], [2]]\nb = bytearray(b'abc')\nsame = [1]");
+    // Same identity, same length: only the content changed.
+    let c = s.run("xs[0] = 9\nd['k'] = 2\nb[0] = 120");
+    assert_eq!(c.defined, vec!["b", "d", "xs"]);
+    // Nothing changed: nothing defined (the digest is stable).
+    assert!(s.run("1").defined.is_empty());
+    // An element replaced by another object of the same length.
+    assert_eq!(s.run("nested[1] = [5]").defined, vec!["nested"]);
+    // numpy and pandas come with the test venv (kernels/tests/setup.sh).
+    let c = s.run("import numpy as np, pandas as pd\narr = np.zeros(10**6)\ndf = pd.DataFrame({'a': [1, 2, 3]})");
+    assert_eq!(c.defined, vec!["arr", "df"]);
+    assert_eq!(
+        s.run("df.loc[0, 'a'] = 9\narr[0] = 1").defined,
+        vec!["arr", "df"]
+    );
+    // A change at a large array's end is in the sample (its last quarter).
+    assert_eq!(s.run("arr[-1] = 2").defined, vec!["arr"]);
+    assert!(s.run("2").defined.is_empty());
+}

@@ -32,11 +32,7 @@ fn the_notebook_panel_streams_cells_opens_values_shows_plots_and_interrupts() {
         Some(1),
         "{read}"
     );
-    // The redraw names the earlier cell's page (`<cellId>#<page>`).
-    let replaces = format!(
-        "{}#{}",
-        by_no(3)["cellId"].as_str().unwrap(),
-        by_no(3)["plots"][0]["page"]
-    );
+    // The redraw names the earlier cell's plot by its place in that cell (`<cellId>#<index>`).
+    let replaces = format!("{}#0", by_no(3)["cellId"].as_str().unwrap());
     assert_eq!(by_no(agent + 1)["plots"][0]["replaces"], replaces, "{read}");
 }

@@ -99,16 +99,18 @@ export function announce(before: CellView | undefined, after: CellView): string 
 }
 
 /**
- * Which earlier plot a redrawn one replaced, in words. The owner writes `<cellId>#<page>` (the
- * earlier cell's page number, as the runtime's `PlotRef` carries it), named here by the cell's number.
+ * Which earlier plot a redrawn one replaced, in words. The owner writes `<cellId>#<index>` (the
+ * plot's 0-based place in that cell's `plots`, what `kernel.plot` takes), named here as the
+ * panel numbers plots (from 1) and by the cell's number.
  */
 export function replacedInWords(replaces: string | null, cells: CellView[]): string | null {
   if (!replaces) return null;
   const at = replaces.lastIndexOf("#");
   const id = at < 0 ? replaces : replaces.slice(0, at);
-  const page = at < 0 ? "" : replaces.slice(at + 1);
+  const index = at < 0 ? NaN : Number(replaces.slice(at + 1));
   const c = cells.find((x) => x.cellId === id);
-  return `redraws page ${page} of ${c ? `cell ${c.no}` : "an earlier cell"}`;
+  const plot = Number.isInteger(index) && index >= 0 ? `plot ${index + 1}` : "a plot";
+  return `redraws ${plot} of ${c ? `cell ${c.no}` : "an earlier cell"}`;
 }
 
 /** The DOM id of a cell's article, for the variables list's links. */
