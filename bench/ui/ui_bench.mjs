@@ -230,6 +230,8 @@ try {
   };
   keys.send_minus_fdatasync_p50 = round(keys.send_to_ack_p50 - keys.fdatasync_append_p50);
   keys.key_minus_fdatasync_p50 = round(keys.key_to_ack_p50 - keys.fdatasync_append_p50);
+  // The journal writes into preallocated segments: the difference to that fdatasync too.
+  keys.key_minus_fdatasync_preallocated_p50 = round(keys.key_to_ack_p50 - keys.fdatasync_preallocated_p50);
   keys.goal = "key_to_ack_p50 - fdatasync_append_p50 <= 3 ms";
   keys.goal_met = keys.key_minus_fdatasync_p50 <= 3;
   console.log(JSON.stringify(keys));
