@@ -31,6 +31,7 @@ mod data_links;
 mod data_owners;
 mod data_views;
 mod docs_truth;
+mod document_bursts;
 mod document_history;
 mod documents;
 mod http_ops;

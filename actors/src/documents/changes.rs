@@ -73,7 +73,7 @@ fn change_of(before: &DocumentEntity, event: &DocumentEvent, bound: u64) -> Opti
     let next = before.version + 1;
     let (kind, version, base, edits) = match event {
         DocumentEvent::Opened { .. } => ("open", next, before.version, None),
-        DocumentEvent::Edited { edits } => {
+        DocumentEvent::Edited { edits } | DocumentEvent::BurstEdited { edits, .. } => {
             ("edit", next, before.version, to_utf16(&before.text, edits))
         }
         DocumentEvent::Undone { .. } => ("undo", next, before.version, undo_preview(before)),

@@ -11,12 +11,18 @@ use std::collections::VecDeque;
 /// Authors remembered per buffer.
 const AUTHORS: usize = 10;
 
-/// One undoable transaction: the edits that revert it, in the coordinates of the text right after it.
+/// Longest `burst` id an edit may name, in bytes.
+const MAX_BURST_ID: usize = 64;
+
+/// One undoable transaction, or one burst of them: the edits that revert it, in the coordinates
+/// of the text right after it (`version`, its newest).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UndoStep {
     pub version: u64,
     pub inverse: Vec<ByteEdit>,
     pub bytes: u64,
+    /// The burst the step's edits named (`document.edit {burst}`); later edits of it fold in.
+    pub burst: Option<String>,
 }
 
 /// Who made a version.
@@ -65,6 +71,8 @@ pub enum DocCommand {
     Edit {
         expected_version: u64,
         edits: Vec<Edit>,
+        /// The typing burst the edit belongs to (decision 0413).
+        burst: Option<String>,
         max_bytes: u64,
         max_undo_bytes: u64,
     },
@@ -138,7 +146,7 @@ impl DocumentEntity {
         Ok(())
     }
 
-    fn author(&mut self, meta: &EventMeta) {
+    pub(super) fn author(&mut self, meta: &EventMeta) {
         self.authors.push_back(Author {
             version: self.version,
             principal: meta.principal.clone(),
@@ -150,7 +158,7 @@ impl DocumentEntity {
     }
 
     /// Applies byte edits to the text and the cached UTF-16 length; the inverse, if they fit.
-    fn splice(&mut self, edits: &[ByteEdit]) -> Option<Vec<ByteEdit>> {
+    pub(super) fn splice(&mut self, edits: &[ByteEdit]) -> Option<Vec<ByteEdit>> {
         let (inverse, delta) = text::apply_bytes(&mut self.text, edits)?;
         self.len16 = (self.len16 as i64 + delta).max(0) as u64;
         Some(inverse)
@@ -189,25 +197,8 @@ impl Entity for DocumentEntity {
                 self.dirty = false;
                 self.author(meta);
             }
-            DocumentEvent::Edited { edits } => {
-                // Decisions validated these edits against this very text; one that does not fit
-                // would be a bug, and the fold then leaves the text unchanged rather than panic.
-                if let Some(inverse) = self.splice(edits) {
-                    let bytes = inverse
-                        .iter()
-                        .map(|e| e.text.len() as u64 + 16)
-                        .sum::<u64>();
-                    self.undo.push(UndoStep {
-                        version: self.version + 1,
-                        inverse,
-                        bytes,
-                    });
-                    self.undo_bytes += bytes;
-                }
-                self.version += 1;
-                self.dirty = true;
-                self.author(meta);
-            }
+            DocumentEvent::Edited { edits } => self.edited(edits, None, meta),
+            DocumentEvent::BurstEdited { edits, burst } => self.edited(edits, Some(burst), meta),
             DocumentEvent::Undone { .. } => {
                 if let Some(step) = self.undo.pop() {
                     self.undo_bytes = self.undo_bytes.saturating_sub(step.bytes);
@@ -284,10 +275,17 @@ impl Entity for DocumentEntity {
             DocCommand::Edit {
                 expected_version,
                 edits,
+                burst,
                 max_bytes,
                 max_undo_bytes,
             } => {
                 self.check_version(*expected_version)?;
+                if burst
+                    .as_ref()
+                    .is_some_and(|b| b.is_empty() || b.len() > MAX_BURST_ID)
+                {
+                    return Err(ActorError::invalid("burst", "a burst id has 1 to 64 bytes"));
+                }
                 if edits.is_empty() {
                     return Err(ActorError::invalid(
                         "edits",
@@ -317,7 +315,14 @@ impl Entity for DocumentEntity {
                     });
                 }
                 let reply = self.next(len16 as u64, new_len as u64, true, self.disk_digest.clone());
-                one(DocumentEvent::Edited { edits: bytes }, reply)
+                let event = match burst {
+                    Some(b) => DocumentEvent::BurstEdited {
+                        edits: bytes,
+                        burst: b.clone(),
+                    },
+                    None => DocumentEvent::Edited { edits: bytes },
+                };
+                one(event, reply)
             }
             DocCommand::Undo { expected_version } => {
                 self.check_version(*expected_version)?;

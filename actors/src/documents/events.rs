@@ -27,13 +27,16 @@ pub enum DocumentEvent {
     SaveAbandoned { reason: String },
     /// The buffer was closed: undo history dropped; a later open continues the version numbers.
     Closed,
+    /// [`DocumentEvent::Edited`] as part of typing burst `burst`: it folds into the newest undo
+    /// step when that step is the same burst's, by the same principal, with no change between.
+    BurstEdited { edits: Vec<ByteEdit>, burst: String },
 }
 
 impl EntityEvent for DocumentEvent {
     fn kind(&self) -> &'static str {
         match self {
             DocumentEvent::Opened { .. } => "document.opened",
-            DocumentEvent::Edited { .. } => "document.edited",
+            DocumentEvent::Edited { .. } | DocumentEvent::BurstEdited { .. } => "document.edited",
             DocumentEvent::Undone { .. } => "document.undone",
             DocumentEvent::SaveIntended { .. } => "document.save-intended",
             DocumentEvent::Saved { .. } => "document.saved",
@@ -55,6 +58,13 @@ impl EntityEvent for DocumentEvent {
             DocumentEvent::Edited { edits } => {
                 let inserted: usize = edits.iter().map(|e| e.text.len()).sum();
                 format!("{} edit(s), {inserted} bytes inserted", edits.len())
+            }
+            DocumentEvent::BurstEdited { edits, burst } => {
+                let inserted: usize = edits.iter().map(|e| e.text.len()).sum();
+                format!(
+                    "{} edit(s), {inserted} bytes inserted (burst {burst})",
+                    edits.len()
+                )
             }
             DocumentEvent::Undone { reverted } => format!("undid version {reverted}"),
             DocumentEvent::SaveIntended { version, .. } => format!("saving version {version}"),

@@ -1,5 +1,6 @@
 //! The documents owner: shared buffers as journaled child actors (one per file), with UTF-16 offsets, undo and checked saves.
 
+pub mod burst;
 pub mod changes;
 pub mod contract;
 pub mod entity;

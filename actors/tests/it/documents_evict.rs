@@ -37,6 +37,7 @@ async fn an_idle_buffer_is_evicted_and_rebuilt_with_its_undo_history() {
                 end: 3,
                 text: text.into(),
             }],
+            burst: None,
         },
         ctx: support::ctx_with(change, &serde_json::json!({ "c": change })),
     };

@@ -239,7 +239,7 @@ const KERNEL_LIMITS: QueueLimits = QueueLimits {
 };
 
 /// Writes one project through the actors, touching every owner reachable without R: project
-/// settings, a document (open, edit, undo, save, close), a resource, a context, a selection,
+/// settings, a document (open, edits with a burst, undo, save, close), a resource, a context, a selection,
 /// agent activity, a binding and a Console command's facts; a snapshot in the middle; then a clean close.
 async fn generate(env: &Env) -> PathBuf {
     let service = env.service();
@@ -267,8 +267,13 @@ async fn generate(env: &Env) -> PathBuf {
         .unwrap()
         .unwrap();
     let mut version = doc.reply.version;
-    for (i, text) in ["# Notes\n", "one line\n"].into_iter().enumerate() {
-        let at = if i == 0 { 0 } else { 8 };
+    // The last two edits are one typing burst (decision 0413): the undo below reverts both.
+    let steps = [
+        (0, "# Notes\n", None),
+        (8, "one ", Some("b1")),
+        (12, "line\n", Some("b1")),
+    ];
+    for (i, (at, text, burst)) in steps.into_iter().enumerate() {
         let input = json!({"i": i});
         version = p
             .send(DocWrite {
@@ -280,6 +285,7 @@ async fn generate(env: &Env) -> PathBuf {
                         end: at,
                         text: text.into(),
                     }],
+                    burst: burst.map(String::from),
                 },
                 ctx: ctx_with(&format!("edit-{i}"), &input),
             })

@@ -71,6 +71,7 @@ fn writer(dir: &Path) {
                     end: 0,
                     text: "new ".into(),
                 }],
+                burst: None,
             },
             ctx: support::ctx_with("e1", &serde_json::json!({"e": 1})),
         };

@@ -113,6 +113,7 @@ pub(super) fn register(
                     op: DocWriteOp::Edit {
                         expected_version: req.expected_version,
                         edits,
+                        burst: req.burst,
                     },
                     ctx: cctx,
                 })

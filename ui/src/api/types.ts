@@ -208,7 +208,7 @@ export interface Ops extends WorkOps, ConsoleOps, NotebookOps {
     res: ReadReply;
   };
   "document.edit": {
-    req: { projectId: string; documentId: string; expectedVersion: number; changeId: string; edits: EditSpec[] };
+    req: { projectId: string; documentId: string; expectedVersion: number; changeId: string; edits: EditSpec[]; burst?: string };
     res: VersionReply;
   };
   "document.undo": {

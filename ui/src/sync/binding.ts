@@ -1,8 +1,10 @@
 //! The DOM-free buffer binding: one editor's text kept equal to a shared buffer by conditional edits, one in flight.
 //!
-//! `base` is the service's text at `confirmed`; the editor shows base + inflight + pending. Local
-//! changes gather into `pending` and leave as one `document.edit` per burst (~300 ms, never while
-//! an IME composes). A foreign change R comes with its edits (`document.changed`, or
+//! `base` is the service's text at `confirmed`; the editor shows base + inflight + pending. A
+//! keystroke leaves at once as one `document.edit` (never while an IME composes); keystrokes typed
+//! while an edit is in flight gather in `pending` and leave as the next edit the moment it is
+//! answered, so one edit is in flight. Each edit names its `burst` (~300 ms from a burst's first
+//! keystroke), which the service folds into one shared-undo step (decision 0413). A foreign change R comes with its edits (`document.changed`, or
 //! `document.changes` after a missed event, a gap or a reconnect): R is shown as `R.map(L)` and L
 //! becomes `L.map(R, true)`. Only when the edits are not carried (over the size bound, an open) is
 //! the version read whole and diffed against `base`.
@@ -20,6 +22,8 @@ export interface EditBody {
   expectedVersion: number;
   changeId: string;
   edits: EditSpec[];
+  /** The typing burst the edit belongs to: the service keeps a burst as one undo step. */
+  burst?: string;
 }
 
 /** The service calls of one buffer (project and document ids already bound). */
@@ -64,7 +68,10 @@ export interface BindingStatus {
 export type SaveOutcome = { saved: true; version: number } | { saved: false; conflict: string; diskDigest: string | null };
 
 export interface BindingOptions {
+  /** How long a typing burst (one undo step) lasts from its first keystroke. */
   burstMs?: number;
+  /** The clock bursts are timed by (ms). */
+  now?: () => number;
   newId?: () => string;
   /** Waits between resends of a lost call: attempt -> ms. */
   backoff?: (attempt: number) => number;
@@ -81,7 +88,14 @@ export class Binding {
   private announced: number;
   private queue: Promise<unknown> = Promise.resolve();
   private timer: ReturnType<typeof setTimeout> | null = null;
+  /** The current typing burst and when its first keystroke came. */
+  private burst: { id: string; since: number } | null = null;
+  /** The burst of `pending`'s first keystroke (its edit names it). */
+  private pendingBurst: string | null = null;
+  /** True while a send step is queued or running (it also takes what is typed meanwhile). */
+  private sending = false;
   private readonly burstMs: number;
+  private readonly now: () => number;
   private readonly newId: () => string;
   private readonly backoff: (attempt: number) => number;
   private status: BindingStatus;
@@ -100,6 +114,7 @@ export class Binding {
     this.confirmed = initial.version;
     this.announced = initial.version;
     this.burstMs = options.burstMs ?? 300;
+    this.now = options.now ?? (() => performance.now());
     this.newId = options.newId ?? (() => crypto.randomUUID());
     this.backoff = options.backoff ?? ((n) => Math.min(2000, 100 * 2 ** n));
     this.status = {
@@ -142,9 +157,12 @@ export class Binding {
   /** A local change over the editor's current text (one editor transaction). */
   local(changes: ChangeSet): void {
     if (changes.empty) return;
+    const now = this.now();
+    if (this.burst === null || now - this.burst.since >= this.burstMs) this.burst = { id: this.newId(), since: now };
+    if (this.pending === null) this.pendingBurst = this.burst.id;
     this.pending = this.pending ? this.pending.compose(changes) : changes;
     this.update({ unsent: true });
-    this.arm(this.burstMs);
+    this.kick();
   }
 
   /** A `document.changed` event (`change`: its kind, base version and edits, when carried). */
@@ -174,7 +192,7 @@ export class Binding {
   /** Sends what is pending now and waits until nothing is in flight. */
   async flush(): Promise<void> {
     this.disarm();
-    await this.run(() => this.send());
+    await this.run(() => this.send(true));
   }
 
   /** `document.undo`: reverts the newest change of any author; answers whose it was. */
@@ -235,12 +253,25 @@ export class Binding {
     return next;
   }
 
+  /** Sends what is pending as soon as the queue allows (after a composition ends). */
+  private kick(): void {
+    if (this.surface?.composing()) return this.arm(100);
+    if (this.sending) return;
+    this.sending = true;
+    void this.run(async () => {
+      try {
+        await this.send(false);
+      } finally {
+        this.sending = false;
+      }
+    });
+  }
+
   private arm(ms: number): void {
     if (this.timer !== null) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      if (this.surface?.composing()) return this.arm(100);
-      void this.run(() => this.send());
+      this.kick();
     }, ms);
   }
 
@@ -249,13 +280,18 @@ export class Binding {
     this.timer = null;
   }
 
-  /** Sends the pending changes as one edit; on `stale` catches up, rebases and sends again. */
-  private async send(): Promise<void> {
+  /** Sends the pending changes as one edit, then what gathered meanwhile, until none is left
+   * (`force`: even while an IME composes); on `stale` catches up, rebases and sends again. */
+  private async send(force: boolean): Promise<void> {
     while (this.pending) {
+      if (!force && this.surface?.composing()) return this.arm(100);
       const changes = this.pending;
+      const burst = this.pendingBurst;
       this.pending = null;
+      this.pendingBurst = null;
       this.inflight = changes;
       const body: EditBody = { expectedVersion: this.confirmed, changeId: this.newId(), edits: editsOf(changes) };
+      if (burst !== null) body.burst = burst;
       try {
         const r = await this.retrying(() => {
           this.sent.set(body.changeId, (this.sent.get(body.changeId) ?? 0) + 1);
@@ -274,10 +310,12 @@ export class Binding {
         this.inflight = null;
         if (e instanceof ApiError && e.code === "stale") {
           this.pending = local;
+          this.pendingBurst = burst;
           await this.catchUp(true, null);
           continue;
         }
         this.pending = null;
+        this.pendingBurst = null;
         this.surface?.applyRemote(local.invert(this.base), null);
         this.update({ unsent: false });
         this.refused(e);
@@ -300,7 +338,7 @@ export class Binding {
   private settled(): void {
     this.announced = Math.max(this.announced, this.confirmed);
     this.update({ version: this.confirmed, dirty: this.status.dirty || this.pending !== null });
-    if (this.pending) this.arm(this.burstMs);
+    if (this.pending) this.kick();
   }
 
   /** Catches up by `document.changes` (their edits, in order); `false` if a change carries none. */
@@ -353,7 +391,7 @@ export class Binding {
       dirty: whole.dirty || this.pending !== null,
       lastAuthor: newest(whole.authors) ?? this.status.lastAuthor,
     });
-    if (this.pending) this.arm(this.burstMs);
+    if (this.pending) this.kick();
   }
 
   /** Calls `f` until it answers or refuses; a lost reply is retried unchanged. */

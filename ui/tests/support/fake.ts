@@ -1,4 +1,4 @@
-//! An in-memory shared buffer with the service's rules (conditional edits, changeId identity, surrogate checks, undo) and delayed, ordered events.
+//! An in-memory shared buffer with the service's rules (conditional edits, changeId identity, surrogate checks, undo, one undo step per burst) and delayed, ordered events.
 
 import { ApiError, LostReply } from "../../src/api/errors";
 import type { ChangeOut, EditSpec, ReadReply, UtfRange, VersionReply } from "../../src/api/types";
@@ -44,7 +44,10 @@ export class FakeBuffer {
   readonly applied: string[] = [];
   /** Every change with its edits, as `document.changes` serves them. */
   readonly log: ChangeOut[] = [];
-  private readonly undo: { before: string }[] = [];
+  /** Undo steps: the text before, and the burst, author and newest version of the step. */
+  private readonly undo: { before: string; burst?: string; author: string; version: number }[] = [];
+  /** Every request `edit` received, in order (tests read the bursts and how many were in flight). */
+  readonly requests: EditBody[] = [];
   private readonly listeners: Listener[] = [];
 
   constructor(text: string) {
@@ -55,7 +58,13 @@ export class FakeBuffer {
     this.listeners.push(l);
   }
 
+  /** Undo steps left (a burst is one). */
+  get undoSteps(): number {
+    return this.undo.length;
+  }
+
   edit(author: string, body: EditBody): VersionReply {
+    this.requests.push(body);
     const known = this.identities.get(body.changeId);
     if (known) return known;
     if (body.expectedVersion !== this.version) {
@@ -75,7 +84,11 @@ export class FakeBuffer {
       at = e.end;
     }
     this.text = out + this.text.slice(at);
-    this.undo.push({ before });
+    // The service's rule (decision 0413): the same burst, author and no change between folds.
+    const top = this.undo[this.undo.length - 1];
+    const folds = top !== undefined && body.burst !== undefined && top.burst === body.burst && top.author === author && top.version === this.version;
+    if (folds) top.version = this.version + 1;
+    else this.undo.push({ before, burst: body.burst, author, version: this.version + 1 });
     return this.commit(author, body.changeId, "edit", body.edits.map((e) => ({ ...e })));
   }
 

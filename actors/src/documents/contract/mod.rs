@@ -88,6 +88,10 @@ pub struct EditRequest {
     pub expected_version: u64,
     pub change_id: String,
     pub edits: Vec<EditSpec>,
+    /// A typing burst chosen by the writer (1 to 64 bytes): consecutive edits naming the same
+    /// burst, by the same principal, with no other change between, are one `document.undo` step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

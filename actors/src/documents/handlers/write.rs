@@ -24,6 +24,8 @@ pub enum DocWriteOp {
     Edit {
         expected_version: u64,
         edits: Vec<Edit>,
+        /// The typing burst the edit continues (one undo step per burst, decision 0413).
+        burst: Option<String>,
     },
     Undo {
         expected_version: u64,
@@ -51,6 +53,7 @@ impl Handler<DocWrite> for ProjectActor {
             DocWriteOp::Edit {
                 expected_version,
                 edits,
+                burst,
             } => {
                 reserved = edits.iter().map(|e| e.text.len() as u64).sum();
                 let budget = limits
@@ -61,6 +64,7 @@ impl Handler<DocWrite> for ProjectActor {
                 let command = DocCommand::Edit {
                     expected_version,
                     edits,
+                    burst,
                     max_bytes: limits.max_buffer_bytes.min(budget),
                     max_undo_bytes: limits.max_undo_bytes,
                 };
