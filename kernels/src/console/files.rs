@@ -7,11 +7,9 @@
 //! when it grows past [`tail_slack`] it is compacted (temp -> rename) to its last bytes, and at
 //! the end to exactly those. Offsets count every byte the command wrote (both streams), so a
 //! byte keeps its offset while the tail moves (decision 0604). `guard.json` is written once the
-//! command started (not fsynced: a machine crash ends the command too), `exit.json` (fsynced)
-//! once it ended.
+//! command started, `exit.json` once it ended; neither is fsynced (decision 0607).
 
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Frame tag of a stdout chunk.
@@ -71,21 +69,10 @@ pub struct ExitRecord {
     pub error: Option<String>,
 }
 
-/// Writes `bytes` to `path` through a temporary file, fsynced, renamed, the folder fsynced.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)?;
-    if let Some(parent) = path.parent() {
-        std::fs::File::open(parent)?.sync_all()?;
-    }
-    Ok(())
-}
-
-/// Replaces `path` through a temporary file and a rename, without fsync: for reports a machine
-/// crash makes moot (the command dies with the machine), such as `guard.json` and `tail`.
+/// Replaces `path` through a temporary file and a rename, without fsync: every file of the guard
+/// is a report to the service, which journals the facts (the journal is what is durable); a
+/// machine crash ends the command too, and a record whose end was not journaled reads `unknown`
+/// after it (decision 0607).
 pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, bytes)?;

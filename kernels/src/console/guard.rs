@@ -5,8 +5,8 @@
 //! service's group reaches it), runs `$SHELL -c TEXT` (fallback `/bin/sh`) as the leader of a
 //! process group of its own (what `console.stop` signals), and writes the chunks of stdout and
 //! stderr in the order it reads them (one thread polling both pipes): the first `head` bytes to
-//! `output`, then the last `tail` bytes to `tail` ([`Keeper`]). Its exit record is fsynced. See
-//! `files.rs` for the formats and decisions 0602, 0604, 0605.
+//! `output`, then the last `tail` bytes to `tail` ([`Keeper`]), then its exit record. See
+//! `files.rs` for the formats and decisions 0602, 0604, 0605, 0607.
 
 use super::files::{self, ExitRecord, GuardRecord, STDERR, STDOUT};
 use super::keeper::Keeper;
@@ -147,7 +147,7 @@ fn fail_record(dir: &Path, why: String) -> ExitCode {
         error: Some(why),
     };
     let bytes = serde_json::to_vec(&record).unwrap_or_default();
-    match files::write_atomic(&files::exit_path(dir), &bytes) {
+    match files::write_replace(&files::exit_path(dir), &bytes) {
         Ok(()) => ExitCode::from(1),
         Err(_) => ExitCode::from(2),
     }
@@ -225,7 +225,7 @@ pub fn run(args: GuardArgs) -> ExitCode {
             .then(|| "waiting for the command failed".to_string()),
     };
     let bytes = serde_json::to_vec(&record).unwrap_or_default();
-    match files::write_atomic(&files::exit_path(&dir), &bytes) {
+    match files::write_replace(&files::exit_path(&dir), &bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rho core console-guard: cannot write exit.json: {e}");
