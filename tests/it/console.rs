@@ -1,6 +1,7 @@
 //! Issue 16, the Console against the real `rho`: who may run, stop and read, the changeId
 //! identity, the limits, stop with a command that ignores SIGTERM, the output cut, the order of
-//! interleaved stdout/stderr, the folder a command runs in, and `console.changed`.
+//! interleaved stdout/stderr, the folder a command runs in, `console.changed`, and the tail read
+//! live with stable offsets.
 
 use crate::support::{until, Env, Events};
 use serde_json::json;
@@ -286,4 +287,46 @@ fn console_changed_announces_the_start_output_progress_and_the_end() {
         "{seen:?}"
     );
     assert_eq!(seen.last().unwrap()["state"], "exited");
+}
+
+#[test]
+fn the_tail_of_a_3_mb_command_is_read_while_it_runs_and_its_offsets_hold() {
+    let e = env(None);
+    let r = e.console_run(
+        "live",
+        "head -c 3000000 /dev/zero | tr '\\0' a; printf MARK1; sleep 2; printf MARK2; sleep 30",
+    );
+    let id = r["commandId"].as_str().unwrap().to_string();
+    let mut read = (Vec::new(), 0);
+    until("MARK1 is read", Duration::from_secs(15), || {
+        read = e.console_read_on(&id, 0, 64 * 1024);
+        read.0.last().is_some_and(|c| c.1.ends_with(b"MARK1"))
+    });
+    assert_eq!(e.console_record(&id)["state"], "running");
+    let (chunks, at) = read;
+    // Offsets count every byte written: the head, the bytes not kept, the kept tail.
+    assert_eq!(at, 3_000_005);
+    let cut: Vec<usize> = (0..chunks.len())
+        .filter(|i| chunks[*i].0 == "cut")
+        .collect();
+    assert_eq!(cut.len(), 1, "one cut");
+    let omitted = 3_000_005 - (1 << 20) - 64 * 1024;
+    assert_eq!(chunks[cut[0]].1, omitted.to_string().into_bytes());
+    let head: usize = chunks[..cut[0]].iter().map(|c| c.1.len()).sum();
+    let tail: Vec<u8> = chunks[cut[0] + 1..]
+        .iter()
+        .flat_map(|c| c.1.clone())
+        .collect();
+    assert_eq!((head, tail.len()), (1 << 20, 64 * 1024));
+    // Reading on from where it stopped brings exactly what came next, while it still runs.
+    let mut more = (Vec::new(), at);
+    until("MARK2 is read", Duration::from_secs(15), || {
+        more = e.console_read_on(&id, at, 64 * 1024);
+        !more.0.is_empty()
+    });
+    assert_eq!(more.0, vec![("stdout".to_string(), b"MARK2".to_vec())]);
+    assert_eq!(more.1, at + 5);
+    assert_eq!(e.console_record(&id)["state"], "running");
+    e.local("console.stop", json!({"commandId": id}));
+    e.console_wait(&id, &["exited"], 10);
 }

@@ -1,9 +1,11 @@
 //! Issue 16 drills: a Console command outlives the service (kill -9 it, restart: `continuing`,
 //! then `exited 0` with every line), and a command whose guard was killed reads `unknown`
-//! after a restart; neither runs again.
+//! after a restart; neither runs again. A stop whose SIGKILL was pending when the service died is
+//! still carried out at its deadline.
 
 use crate::support::Env;
-use serde_json::Value;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 
 fn guard_pid(e: &Env, id: &str) -> i32 {
     let g = e
@@ -80,4 +82,35 @@ fn a_command_whose_guard_was_killed_reads_unknown_after_a_restart_and_never_runs
         std::fs::read_to_string(e.dir.join("runs.txt")).unwrap(),
         "ran\n"
     );
+}
+
+#[test]
+fn a_sigkill_pending_its_grace_is_sent_after_a_restart_of_the_service() {
+    let mut e = Env::start(&[], None, "drill");
+    let r = e.console_run(
+        "stubborn",
+        "trap '' TERM; echo ready; sleep 60; echo survived",
+    );
+    let id = r["commandId"].as_str().unwrap().to_string();
+    crate::support::until("the trap is set", Duration::from_secs(10), || {
+        e.console_text(&id).0.contains("ready")
+    });
+    let asked = Instant::now();
+    let (status, v) = e.local("console.stop", json!({"commandId": id}));
+    assert_eq!(status, 200, "{v}");
+    // The service dies within the 3000 ms grace, before its SIGKILL was due.
+    e.service.child.kill().unwrap();
+    e.service.child.wait().unwrap();
+    assert!(asked.elapsed() < Duration::from_millis(3000));
+    e.restart(&[]);
+    let rec = e.console_record(&id);
+    assert_eq!(rec["stoppedBy"], "local", "{rec}");
+    let done = e.console_wait(&id, &["exited"], 20);
+    assert_eq!(done["signal"], 9, "{done}");
+    assert!(
+        asked.elapsed() >= Duration::from_millis(3000),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(!e.console_text(&id).0.contains("survived"));
 }

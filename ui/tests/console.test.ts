@@ -101,22 +101,32 @@ describe("the output rows", () => {
   });
 });
 
-/** A fake `console.output` over a head and an optional tail, recording each offset asked. */
-function server(headOf: () => string, tail: { omitted: number; text: string } | null, complete: () => boolean) {
+/**
+ * A fake `console.output` with offsets counting every byte written: a head, then a kept tail
+ * `{ start, text }` (the bytes between are not kept); pages of at most 4 bytes.
+ */
+function server(headOf: () => string, tailOf: () => { start: number; text: string } | null, complete: () => boolean) {
   const asked: number[] = [];
   const fetch = async (offset: number): Promise<ConsolePage> => {
     asked.push(offset);
     const head = headOf();
+    const tail = tailOf();
     const h = head.length;
-    const size = h + (tail?.text.length ?? 0);
+    const size = tail ? tail.start + tail.text.length : h;
     const chunks: ConsolePage["chunks"] = [];
-    if (offset < h) chunks.push({ stream: "stdout", bytes: b64(head.slice(offset, offset + 4)) });
-    let next = Math.min(h, offset + 4);
-    if (tail && next === h && offset <= h) {
-      chunks.push({ stream: "cut", omittedBytes: tail.omitted });
-      chunks.push({ stream: "stderr", bytes: b64(tail.text) });
+    let next = offset;
+    if (next < h) {
+      chunks.push({ stream: "stdout", bytes: b64(head.slice(next, next + 4)) });
+      next = Math.min(h, next + 4);
+    }
+    if (tail && next >= h && (next < tail.start || (offset <= h && next === h))) {
+      chunks.push({ stream: "cut", omittedBytes: tail.start - h });
+      next = tail.start;
+    }
+    if (tail && next >= tail.start && next < size) {
+      chunks.push({ stream: "stderr", bytes: b64(tail.text.slice(next - tail.start)) });
       next = size;
-    } else if (offset >= h && tail) next = size;
+    }
     return { commandId: "c", offset, nextOffset: next, size, complete: complete() && next >= size, chunks };
   };
   return { asked, fetch };
@@ -126,30 +136,36 @@ describe("the follower", () => {
   it("reads on from its last offset, never from 0 again", async () => {
     let head = "abcdefgh";
     let ended = false;
-    const s = server(() => head, null, () => ended);
+    const s = server(() => head, () => null, () => ended);
     const f = new ConsoleFollower(s.fetch, new OutputModel(parser));
-    await f.pull(false);
+    await f.pull();
     head += "ij\n";
-    await f.pull(false);
+    await f.pull();
     ended = true;
-    await f.pull(true);
+    await f.pull();
     expect(s.asked.filter((o) => o === 0)).toHaveLength(1);
     expect(s.asked).toEqual([...s.asked].sort((a, b) => a - b));
     expect(rows(f.model)).toEqual(["abcdefghij"]);
     expect(f.complete).toBe(true);
   });
-  it("holds the tail back while running and reads it once from the cut when ended", async () => {
+  it("streams the tail while running and replaces it when the kept tail moved past what was read", async () => {
     let ended = false;
-    const s = server(() => "head\n", { omitted: 1000, text: "last\n" }, () => ended);
+    let tail = { start: 1005, text: "last\n" };
+    const s = server(() => "head\n", () => tail, () => ended);
     const f = new ConsoleFollower(s.fetch, new OutputModel(parser));
-    await f.pull(false);
-    expect(f.waitingForTail).toBe(true);
-    expect(rows(f.model)).toEqual(["head", "<cut null>"]);
-    await f.pull(false);
-    ended = true;
-    await f.pull(true);
+    await f.pull();
     expect(rows(f.model)).toEqual(["head", "<cut 1000>", "last"]);
+    // More came within the kept tail: read on from the offset reached, nothing read twice.
+    tail = { start: 1005, text: "last\nmore\n" };
+    await f.pull();
+    expect(rows(f.model)).toEqual(["head", "<cut 1000>", "last", "more"]);
+    // The kept tail moved past what was read: one cut, with the new count, then the new tail.
+    tail = { start: 5005, text: "final\n" };
+    ended = true;
+    await f.pull();
+    expect(rows(f.model)).toEqual(["head", "<cut 5000>", "final"]);
     expect(s.asked.filter((o) => o === 0)).toHaveLength(1);
+    expect(s.asked).toEqual([...s.asked].sort((a, b) => a - b));
     expect(f.complete).toBe(true);
   });
 });

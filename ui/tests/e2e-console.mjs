@@ -1,5 +1,5 @@
 // End to end in Chromium against a real `rho`: the Console panel runs coloured output on both streams, a cut past 1 MiB,
-// a stop from the panel with its signal, the history's Up, a second command while one runs; axe and overflow at 1600 and 390.
+// the kept tail streamed while a command runs, a stop from the panel with its signal, the history's Up, a second command while one runs; axe and overflow at 1600 and 390.
 //
 // Run by tests/it/chromium/ui_console.rs with the pinned Node. Environment: RHO_URL, RHO_ARTIFACTS, RHO_PAIR_LINK (a
 // `rho --pair --project` link to this project's folder; the others of tests/it/support/browser.rs are set but unused). Prints one JSON line of facts; exits 1 on any failure.
@@ -17,6 +17,7 @@ const until = (what, f, ms = 20000) => waitFor(what, f, ms);
 
 const COLOURED = "printf '\\033[31mred\\033[0m\\n'; echo out; echo err >&2";
 const BIG = "yes line | head -c 1200000";
+const LIVE = "yes live | head -c 1200000; echo STILL-RUNNING; sleep 9";
 
 await inChromium(failures, async (browser) => {
   const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
@@ -74,6 +75,15 @@ await inChromium(failures, async (browser) => {
   await page.screenshot({ path: join(artifacts, "console-cut-1600x900.png") });
   facts.rows_in_dom = await log.locator(".row").count();
   check(facts.rows_in_dom < 200, `the output is virtualised (${facts.rows_in_dom} rows in the DOM)`);
+
+  // Past the head while it still runs: the kept tail streams in before the command ends.
+  await line.fill(LIVE);
+  await line.press("Enter");
+  await until("the live tail is shown while it runs", async () => (await state.textContent()).startsWith("running") && (await log.textContent()).includes("STILL-RUNNING"), 30000);
+  facts.live_cut = await page.getByRole("button", { name: "Go to the cut" }).count();
+  check(facts.live_cut === 1, `the cut is there while the tail streams (${facts.live_cut})`);
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
+  await until("the live command ends by its signal", async () => (await state.textContent()).includes("ended by signal 15 (SIGTERM)"), 15000);
 
   // A long command, a second one typed and run while it runs, then stopped from the panel.
   await line.fill("sleep 30");

@@ -39,7 +39,8 @@ pub struct ListRequest {
 pub struct OutputRequest {
     pub project_id: String,
     pub command_id: String,
-    /// Offset in the kept output (head, then tail); default 0.
+    /// Offset in the output: bytes written before it, both streams counted (a byte keeps its
+    /// offset while the command runs); default 0.
     #[serde(default)]
     pub offset: Option<u64>,
     /// At most `console.maxReadBytes`; default that.
@@ -100,7 +101,8 @@ pub struct OutputPage {
     pub command_id: String,
     pub offset: u64,
     pub next_offset: u64,
-    /// Kept bytes so far (head plus tail).
+    /// The offset just past the last byte written so far (what `console.changed` reports as
+    /// `outputBytes`).
     pub size: u64,
     /// The command ended and this page reached the end of what is kept.
     pub complete: bool,
@@ -150,6 +152,6 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("console.list", Effect::Read, READERS, "Every retained command record of the project, oldest first.",
         schema::<ListRequest>, reply::<ListReply>, &["invalid", "not_found"]).retained(),
     op("console.output", Effect::Read, READERS,
-        "One page (at most console.maxReadBytes) of a command's kept output: chunks in the order read, each with its stream (bytes base64), and the head/tail cut as a chunk with the omitted count.",
+        "One page (at most console.maxReadBytes) of a command's kept output, live while it runs: chunks in the order read, each with its stream (bytes base64), and the head/tail cut as a chunk with the count between (again, with the new count, when a reader fell behind the moving tail); offsets count every byte written.",
         schema::<OutputRequest>, reply::<OutputPage>, &["invalid", "not_found", "limit"]).retained(),
 ];

@@ -5,7 +5,7 @@
 
 use super::entity::{CommandRecord, ConsoleEvent};
 use super::handlers::state::{AnnounceProgress, LearnCommand};
-use super::process;
+use super::{output, process};
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 use rho_kernels::console::files;
@@ -18,13 +18,15 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Default)]
 pub struct Followed(Arc<Mutex<BTreeSet<PathBuf>>>);
 
-/// How often the files are looked at.
-const POLL: Duration = Duration::from_millis(5);
+/// How often the files are looked at (a guard this service started also wakes its follower
+/// when it ends, so the end is seen at once; a guard followed after a restart is not our child).
+const POLL: Duration = Duration::from_millis(50);
 /// Output progress is announced at most this often.
 pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// How often the guard's liveness is checked.
 const ALIVE_EVERY: Duration = Duration::from_millis(200);
 
+/// The files' sizes: a cheap sign that output was written.
 fn kept_size(dir: &std::path::Path) -> u64 {
     let size = |p: PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     size(files::output_path(dir)) + size(files::tail_path(dir))
@@ -36,6 +38,7 @@ pub(crate) fn follow(
     project: PathBuf,
     record: CommandRecord,
     followed: &Followed,
+    guard_ended: Option<process::GuardEnded>,
 ) {
     let dir = files::record_dir(&project, &record.command_id);
     if let Ok(mut f) = followed.0.lock() {
@@ -78,15 +81,24 @@ pub(crate) fn follow(
             if now != known && announced.elapsed() >= PROGRESS_EVERY {
                 known = now;
                 announced = Instant::now();
+                let d = dir.clone();
+                let end = tokio::task::spawn_blocking(move || output::end(&d))
+                    .await
+                    .unwrap_or(0);
                 let msg = AnnounceProgress {
                     record: record.clone(),
-                    output_bytes: now,
+                    output_bytes: end,
                 };
                 if me.send(msg).await.is_err() {
                     break;
                 }
             }
-            tokio::time::sleep(POLL).await;
+            match &guard_ended {
+                Some(n) => {
+                    let _ = tokio::time::timeout(POLL, n.notified()).await;
+                }
+                None => tokio::time::sleep(POLL).await,
+            }
         }
         if let Ok(mut f) = followed.0.lock() {
             f.remove(&dir);

@@ -1,5 +1,5 @@
 //! Pages of a command's kept output, read from its guard's files: the head's chunks, then the
-//! cut (with the omitted count) and the tail's chunks; offsets count kept bytes.
+//! cut (with the omitted count) and the tail's chunks; offsets count every byte written.
 
 use rho_kernels::console::files::{self, Chunk, STDERR};
 use std::path::Path;
@@ -41,32 +41,42 @@ fn take(chunks: &[Chunk], base: u64, offset: u64, room: &mut u64, out: &mut Vec<
 }
 
 /// The page of at most `max` bytes from `offset` of the command whose files are in `dir`.
+///
+/// Offsets count every byte the command wrote; the head is `[0, h)`, the kept tail the last
+/// bytes the tail file holds. A read that reaches the head's end, or starts between the head
+/// and the kept tail (bytes no longer kept), gets the cut with the count between them and goes
+/// on at the kept tail's start (decision 0604).
 pub fn page(dir: &Path, offset: u64, max: u64) -> Page {
     let head = files::read_head(dir);
     let tail = files::read_tail(dir);
     let h: u64 = head.iter().map(|c| c.bytes.len() as u64).sum();
-    let t: u64 = tail
-        .as_ref()
-        .map_or(0, |(_, c)| c.iter().map(|c| c.bytes.len() as u64).sum());
+    let end = tail.as_ref().map_or(h, |t| t.end().max(h));
     let mut pieces = Vec::new();
     let mut room = max;
-    let mut next = offset.min(h + t);
+    let mut next = offset.min(end);
     if next < h {
         next = take(&head, 0, next, &mut room, &mut pieces);
     }
-    if let Some((omitted, chunks)) = &tail {
-        if next == h && offset <= h && (room > 0 || t == 0) {
-            pieces.push(Piece::Cut { omitted: *omitted });
+    if let Some(t) = &tail {
+        let kept = t.kept_start().max(h);
+        if next >= h && (next < kept || (offset <= h && room > 0)) {
+            pieces.push(Piece::Cut { omitted: kept - h });
+            next = kept;
         }
-        if next >= h {
-            next = take(chunks, h, next, &mut room, &mut pieces);
+        if next >= kept {
+            next = take(&t.chunks, t.start, next, &mut room, &mut pieces);
         }
     }
     Page {
         pieces,
         next_offset: next,
-        size: h + t,
+        size: end,
     }
+}
+
+/// The offset just past the last byte written so far (what `console.changed` reports).
+pub fn end(dir: &Path) -> u64 {
+    page(dir, u64::MAX, 0).size
 }
 
 #[cfg(test)]
@@ -75,14 +85,15 @@ mod tests {
 
     type Frames<'a> = &'a [(u8, &'a [u8])];
 
-    fn write(dir: &Path, head: Frames<'_>, tail: Option<(u64, Frames<'_>)>) {
+    /// The head's frames and the tail file's (start, keep, frames).
+    fn write(dir: &Path, head: Frames<'_>, tail: Option<(u64, u64, Frames<'_>)>) {
         let mut b = Vec::new();
         for (s, x) in head {
             files::frame(&mut b, *s, x);
         }
         std::fs::write(files::output_path(dir), b).unwrap();
-        if let Some((omitted, chunks)) = tail {
-            let mut b = omitted.to_le_bytes().to_vec();
+        if let Some((start, keep, chunks)) = tail {
+            let mut b = files::tail_header(start, keep).to_vec();
             for (s, x) in chunks {
                 files::frame(&mut b, *s, x);
             }
@@ -96,11 +107,11 @@ mod tests {
         write(
             d.path(),
             &[(b'o', b"abc"), (b'e', b"de")],
-            Some((7, &[(b'o', b"xy")])),
+            Some((12, 2, &[(b'o', b"xy")])),
         );
         let p1 = page(d.path(), 0, 4);
         assert_eq!(p1.next_offset, 4);
-        assert_eq!(p1.size, 7);
+        assert_eq!(p1.size, 14);
         assert_eq!(
             p1.pieces,
             vec![
@@ -115,7 +126,7 @@ mod tests {
             ]
         );
         let p2 = page(d.path(), 4, 64);
-        assert_eq!(p2.next_offset, 7);
+        assert_eq!(p2.next_offset, 14);
         assert_eq!(
             p2.pieces,
             vec![
@@ -130,8 +141,46 @@ mod tests {
                 },
             ]
         );
-        let p3 = page(d.path(), 7, 64);
+        let p3 = page(d.path(), 14, 64);
         assert!(p3.pieces.is_empty());
-        assert_eq!(p3.next_offset, 7);
+        assert_eq!(p3.next_offset, 14);
+    }
+
+    #[test]
+    fn a_live_tail_keeps_offsets_and_a_reader_left_behind_gets_the_cut_again() {
+        let d = tempfile::tempdir().unwrap();
+        // The tail file holds 4 bytes from offset 12 but keeps 2: offsets 12..14 are gone.
+        write(
+            d.path(),
+            &[(b'o', b"abc"), (b'e', b"de")],
+            Some((12, 2, &[(b'o', b"xy"), (b'e', b"zw")])),
+        );
+        assert_eq!(end(d.path()), 16);
+        let behind = page(d.path(), 13, 64);
+        assert_eq!(
+            behind.pieces,
+            vec![
+                Piece::Cut { omitted: 9 },
+                Piece::Bytes {
+                    stderr: true,
+                    bytes: b"zw".to_vec()
+                },
+            ]
+        );
+        assert_eq!(behind.next_offset, 16);
+        let current = page(d.path(), 14, 1);
+        assert_eq!(
+            current.pieces,
+            vec![Piece::Bytes {
+                stderr: true,
+                bytes: b"z".to_vec()
+            }]
+        );
+        assert_eq!(current.next_offset, 15);
+        // Before any tail byte exists past the head, reaching the head's end shows a cut of 0.
+        write(d.path(), &[(b'o', b"abc")], Some((3, 2, &[])));
+        let p = page(d.path(), 0, 64);
+        assert_eq!(p.pieces.last(), Some(&Piece::Cut { omitted: 0 }));
+        assert_eq!((p.next_offset, p.size), (3, 3));
     }
 }

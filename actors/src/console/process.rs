@@ -4,21 +4,28 @@
 use super::entity::{Ended, Started};
 use crate::error::ActorError;
 use crate::limits::ConsoleLimits;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use rho_kernels::console::{files, start};
+use std::io::Read;
+use std::os::fd::AsFd;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// How long the guard may take to report the command started.
 const START_WAIT: Duration = Duration::from_secs(10);
 
-/// Starts the guard for a command whose record folder `dir` was just created; waits for its
-/// guard record (or its failure record).
+/// Told when a guard this service started has ended (its exit record is then written).
+pub(crate) type GuardEnded = Arc<tokio::sync::Notify>;
+
+/// Starts the guard for a command whose record folder `dir` was just created; waits for the byte
+/// it writes once its guard record is written (or for its pipe to close, when it failed).
 pub(crate) fn start_guard(
     dir: &Path,
     cwd: &Path,
     text: &str,
     limits: &ConsoleLimits,
-) -> Result<Result<Started, Ended>, ActorError> {
+) -> Result<(Result<Started, Ended>, GuardEnded), ActorError> {
     let exe = std::env::current_exe()
         .map_err(|e| ActorError::unavailable(format!("cannot locate this executable: {e}")))?;
     let bounds = start::Bounds {
@@ -27,26 +34,32 @@ pub(crate) fn start_guard(
     };
     let mut child = start::spawn_guard(&exe, dir, cwd, text, bounds)
         .map_err(|e| ActorError::unavailable(format!("cannot start the console guard: {e}")))?;
-    let deadline = Instant::now() + START_WAIT;
-    let outcome = loop {
-        if let Some(g) = files::read_guard(dir) {
-            break Ok(Ok(started(&g)));
+    if let Some(mut pipe) = child.stdout.take() {
+        let mut fds = [PollFd::new(pipe.as_fd(), PollFlags::POLLIN)];
+        let wait = PollTimeout::try_from(START_WAIT).unwrap_or(PollTimeout::MAX);
+        if matches!(poll(&mut fds, wait), Ok(n) if n > 0) {
+            let _ = pipe.read(&mut [0u8; 1]);
         }
-        if let Some(e) = files::read_exit(dir) {
-            break Ok(Err(ended(&e)));
-        }
-        if Instant::now() > deadline {
-            break Err(ActorError::internal(
-                "the console guard did not report a start",
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(1));
+    }
+    let outcome = if let Some(g) = files::read_guard(dir) {
+        Ok(Ok(started(&g)))
+    } else if let Some(e) = files::read_exit(dir) {
+        Ok(Err(ended(&e)))
+    } else {
+        Err(ActorError::internal(
+            "the console guard did not report a start",
+        ))
     };
-    // Reap the guard when it ends (it is our child while this service lives).
+    // Reap the guard when it ends (it is our child while this service lives), and say so.
+    let ended_tx: GuardEnded = Arc::default();
+    let tell = ended_tx.clone();
     let _ = std::thread::Builder::new()
         .name("console-reap".into())
-        .spawn(move || child.wait());
-    outcome
+        .spawn(move || {
+            let _ = child.wait();
+            tell.notify_one();
+        });
+    outcome.map(|o| (o, ended_tx))
 }
 
 pub(crate) fn started(g: &files::GuardRecord) -> Started {

@@ -2,14 +2,17 @@
 //! guard is still the process that started it (pid and start time) and is followed again;
 //! one that ended meanwhile gets its exit record; one whose guard vanished reads `unknown`.
 //!
-//! Nothing runs again.
+//! A stop requested before the restart gets its SIGKILL at the journaled request time plus the
+//! `console.stopGraceMs` in force now (decision 0606). Nothing runs again.
 
 use super::entity::{CommandState, ConsoleEvent};
 use super::handlers::state::{LearnCommand, ReadCommands};
+use super::handlers::stop;
 use super::{follow, process};
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 use rho_kernels::console::files;
+use std::time::Duration;
 
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -22,6 +25,7 @@ impl Handler<RecoverConsole> for ProjectActor {
         let me = ctx.address();
         let project = self.dir().to_path_buf();
         let followed = self.service_state().console.clone();
+        let grace = Duration::from_millis(self.config_limits().console.stop_grace_ms);
         Box::pin(async move {
             let Ok(Ok(commands)) = me.send(ReadCommands { command_id: None }).await else {
                 return;
@@ -61,7 +65,11 @@ impl Handler<RecoverConsole> for ProjectActor {
                     }
                 }
                 if let Some(after) = last.filter(|a| a.state == CommandState::Continuing) {
-                    follow::follow(me.clone(), project.clone(), after, &followed);
+                    // A stop asked before the restart still ends in a SIGKILL at its deadline.
+                    if let (Some((_, at)), Some(s)) = (&after.stop, &after.started) {
+                        stop::escalate(dir.clone(), s.clone(), stop::grace_left(*at, grace));
+                    }
+                    follow::follow(me.clone(), project.clone(), after, &followed, None);
                 }
             }
         })

@@ -2,13 +2,14 @@
 //! framed output format, the guard and exit records, and the process start-time check.
 //!
 //! `output` holds the kept head as frames (`stream byte`, `u32 LE length`, bytes) in the order
-//! the guard read them; once the head is full, `tail` is rewritten (temp -> rename) with the
-//! omitted byte count (`u64 LE`) and the frames of the last bytes. `guard.json` is written once
-//! the command started (not fsynced: a machine crash ends the command too), `exit.json`
-//! (fsynced) once it ended.
+//! the guard read them. Once the head is full, frames are appended to `tail`, whose header is
+//! the output offset of its first byte (`u64 LE`) and the bytes kept from the end (`u64 LE`);
+//! when it grows past [`tail_slack`] it is compacted (temp -> rename) to its last bytes, and at
+//! the end to exactly those. Offsets count every byte the command wrote (both streams), so a
+//! byte keeps its offset while the tail moves (decision 0604). `guard.json` is written once the
+//! command started, `exit.json` once it ended; neither is fsynced (decision 0607).
 
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Frame tag of a stdout chunk.
@@ -68,21 +69,10 @@ pub struct ExitRecord {
     pub error: Option<String>,
 }
 
-/// Writes `bytes` to `path` through a temporary file, fsynced, renamed, the folder fsynced.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)?;
-    if let Some(parent) = path.parent() {
-        std::fs::File::open(parent)?.sync_all()?;
-    }
-    Ok(())
-}
-
-/// Replaces `path` through a temporary file and a rename, without fsync: for reports a machine
-/// crash makes moot (the command dies with the machine), such as `guard.json` and `tail`.
+/// Replaces `path` through a temporary file and a rename, without fsync: every file of the guard
+/// is a report to the service, which journals the facts (the journal is what is durable); a
+/// machine crash ends the command too, and a record whose end was not journaled reads `unknown`
+/// after it (decision 0607).
 pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, bytes)?;
@@ -142,12 +132,56 @@ pub fn read_head(dir: &Path) -> Vec<Chunk> {
         .unwrap_or_default()
 }
 
-/// The omitted byte count and the tail's chunks, when the head was exceeded.
-pub fn read_tail(dir: &Path) -> Option<(u64, Vec<Chunk>)> {
+/// Bytes a live `tail` file may hold past the kept `keep` before it is compacted.
+pub fn tail_slack(keep: u64) -> u64 {
+    keep.max(1 << 20)
+}
+
+/// The `tail` file's header: the output offset of its first byte and the bytes kept.
+pub fn tail_header(start: u64, keep: u64) -> [u8; 16] {
+    let mut h = [0u8; 16];
+    h[..8].copy_from_slice(&start.to_le_bytes());
+    h[8..].copy_from_slice(&keep.to_le_bytes());
+    h
+}
+
+/// A read of the `tail` file: where its bytes start, how many are kept, its chunks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tail {
+    pub start: u64,
+    pub keep: u64,
+    pub chunks: Vec<Chunk>,
+}
+
+impl Tail {
+    /// The offset just past its last byte.
+    pub fn end(&self) -> u64 {
+        self.start
+            + self
+                .chunks
+                .iter()
+                .map(|c| c.bytes.len() as u64)
+                .sum::<u64>()
+    }
+    /// Where the kept tail starts: the last `keep` bytes of what the file holds.
+    pub fn kept_start(&self) -> u64 {
+        self.start.max(self.end().saturating_sub(self.keep))
+    }
+}
+
+/// The tail, when the head was exceeded.
+pub fn read_tail(dir: &Path) -> Option<Tail> {
     let bytes = std::fs::read(tail_path(dir)).ok()?;
-    let mut omitted = [0u8; 8];
-    omitted.copy_from_slice(bytes.get(..8)?);
-    Some((u64::from_le_bytes(omitted), parse_frames(&bytes[8..])))
+    let word = |at: usize| -> Option<u64> {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(bytes.get(at..at + 8)?);
+        Some(u64::from_le_bytes(w))
+    };
+    Some(Tail {
+        start: word(0)?,
+        keep: word(8)?,
+        chunks: parse_frames(&bytes[16..]),
+    })
 }
 
 /// The start time (clock ticks since boot) of a live, not-zombie process `pid`.

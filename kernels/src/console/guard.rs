@@ -4,17 +4,20 @@
 //! The guard starts its own session (so neither the service's death nor a signal to the
 //! service's group reaches it), runs `$SHELL -c TEXT` (fallback `/bin/sh`) as the leader of a
 //! process group of its own (what `console.stop` signals), and writes the chunks of stdout and
-//! stderr in the order it reads them: the first `head` bytes to `output`, then only the last
-//! `tail` bytes (with the count between) to `tail`. Its exit record is fsynced. See
-//! `files.rs` for the formats and decision 0602.
+//! stderr in the order it reads them (one thread polling both pipes): the first `head` bytes to
+//! `output`, then the last `tail` bytes to `tail` ([`Keeper`]), then its exit record. See
+//! `files.rs` for the formats and decisions 0602, 0604, 0605, 0607.
 
-use super::files::{self, Chunk, ExitRecord, GuardRecord, STDERR, STDOUT};
-use std::collections::VecDeque;
+use super::files::{self, ExitRecord, GuardRecord, STDERR, STDOUT};
+use super::keeper::Keeper;
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use std::fs::File;
 use std::io::{Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::sync::mpsc;
+use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// What the guard runs and where it writes.
@@ -32,6 +35,9 @@ pub struct GuardArgs {
     /// Bytes kept from the end once the head is full.
     #[arg(long, value_name = "BYTES")]
     pub tail: u64,
+    /// Write one byte to stdout once `guard.json` is written, then let stdout go.
+    #[arg(long)]
+    pub notify: bool,
     /// The command text, given to the shell's `-c`.
     #[arg(last = true, required = true, value_name = "TEXT")]
     pub text: String,
@@ -40,99 +46,93 @@ pub struct GuardArgs {
 /// How long output is still drained after the command ended (a background child may hold the
 /// pipes open).
 const DRAIN: Duration = Duration::from_millis(500);
-/// How often a changing tail is rewritten.
-const TAIL_EVERY: Duration = Duration::from_millis(200);
+/// How often the guard looks whether the command ended while its pipes stay open.
+const WAIT_EVERY: Duration = Duration::from_millis(100);
 
-enum Msg {
-    Data(u8, Vec<u8>),
-    Exit(std::process::ExitStatus),
-}
-
-/// The kept output: the head written as it comes, the tail kept in memory and rewritten.
-struct Keeper {
-    out: std::io::BufWriter<std::fs::File>,
-    dir: PathBuf,
-    head_left: u64,
-    tail_max: u64,
-    tail: VecDeque<Chunk>,
-    tail_len: u64,
-    omitted: u64,
-    totals: [u64; 2],
-    tail_dirty: bool,
-    tail_written: Instant,
-}
-
-impl Keeper {
-    fn add(&mut self, stream: u8, mut bytes: &[u8]) -> std::io::Result<()> {
-        self.totals[usize::from(stream == STDERR)] += bytes.len() as u64;
-        if self.head_left > 0 {
-            let n = (bytes.len() as u64).min(self.head_left) as usize;
-            let mut f = Vec::with_capacity(n + 5);
-            files::frame(&mut f, stream, &bytes[..n]);
-            self.out.write_all(&f)?;
-            self.head_left -= n as u64;
-            bytes = &bytes[n..];
-        }
-        if bytes.is_empty() {
-            return Ok(());
-        }
-        self.tail_dirty = true;
-        let keep = (bytes.len() as u64).min(self.tail_max) as usize;
-        self.omitted += (bytes.len() - keep) as u64;
-        let kept = &bytes[bytes.len() - keep..];
-        self.tail.push_back(Chunk {
-            stream,
-            bytes: kept.to_vec(),
-        });
-        self.tail_len += keep as u64;
-        while self.tail_len > self.tail_max {
-            let over = (self.tail_len - self.tail_max) as usize;
-            let Some(front) = self.tail.front_mut() else {
-                break;
-            };
-            if front.bytes.len() <= over {
-                self.tail_len -= front.bytes.len() as u64;
-                self.omitted += front.bytes.len() as u64;
-                self.tail.pop_front();
-            } else {
-                front.bytes.drain(..over);
-                self.tail_len -= over as u64;
-                self.omitted += over as u64;
-            }
-        }
-        Ok(())
+/// Reads both pipes in one thread as `poll` reports them readable, stdout always first (so bytes
+/// written to stdout before stderr come first; two pipes cannot tell more, decision 0605), until
+/// both closed (or the drain after the command's end ran out); answers how the command ended.
+fn pump(child: &mut Child, keep: &mut Keeper) -> Option<ExitStatus> {
+    let mut pipes: Vec<(u8, Option<File>)> = Vec::new();
+    if let Some(p) = child.stdout.take() {
+        pipes.push((STDOUT, Some(File::from(OwnedFd::from(p)))));
     }
-
-    /// Flushes the head and, when due (or `now`), rewrites the tail.
-    fn flush(&mut self, now: bool) -> std::io::Result<()> {
-        self.out.flush()?;
-        if self.tail_dirty && (now || self.tail_written.elapsed() >= TAIL_EVERY) {
-            let mut b = self.omitted.to_le_bytes().to_vec();
-            for c in &self.tail {
-                files::frame(&mut b, c.stream, &c.bytes);
-            }
-            files::write_replace(&files::tail_path(&self.dir), &b)?;
-            self.tail_dirty = false;
-            self.tail_written = Instant::now();
-        }
-        Ok(())
+    if let Some(p) = child.stderr.take() {
+        pipes.push((STDERR, Some(File::from(OwnedFd::from(p)))));
     }
-}
-
-fn reader(mut pipe: impl Read, stream: u8, tx: mpsc::SyncSender<Msg>) {
-    let mut buf = vec![0u8; 64 * 1024];
+    for (_, f) in &pipes {
+        if let Some(f) = f {
+            let _ = fcntl(f, FcntlArg::F_SETFL(OFlag::O_NONBLOCK));
+        }
+    }
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut status = None;
+    let mut drain_until: Option<Instant> = None;
+    let mut waited = Instant::now();
     loop {
-        match pipe.read(&mut buf) {
-            Ok(0) => return,
-            Ok(n) => {
-                if tx.send(Msg::Data(stream, buf[..n].to_vec())).is_err() {
-                    return;
+        let open: Vec<usize> = (0..pipes.len()).filter(|i| pipes[*i].1.is_some()).collect();
+        if open.is_empty() || drain_until.is_some_and(|t| Instant::now() >= t) {
+            break;
+        }
+        let wait = match drain_until {
+            Some(t) => t.saturating_duration_since(Instant::now()),
+            None => WAIT_EVERY,
+        };
+        let timeout = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
+        let ready: Vec<usize> = {
+            let mut fds: Vec<PollFd> = open
+                .iter()
+                .filter_map(|i| pipes[*i].1.as_ref())
+                .map(|f| PollFd::new(f.as_fd(), PollFlags::POLLIN))
+                .collect();
+            match poll(&mut fds, timeout) {
+                Ok(_) => {}
+                Err(nix::errno::Errno::EINTR) => continue,
+                Err(_) => break,
+            }
+            let mut ready = Vec::new();
+            for (i, fd) in open.iter().zip(fds.iter()) {
+                if fd.revents().is_some_and(|r| !r.is_empty()) {
+                    ready.push(*i);
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return,
+            ready
+        };
+        // One thread reads both, so a chunk is kept in the order it was read; stdout is read
+        // first whenever anything is ready (the pipes do not block: an empty one just says so).
+        let any = !ready.is_empty();
+        for (i, (stream, pipe)) in pipes.iter_mut().enumerate() {
+            if !ready.contains(&i) && (*stream != STDOUT || !any) {
+                continue;
+            }
+            let Some(f) = pipe.as_mut() else { continue };
+            match f.read(&mut buf) {
+                Ok(0) => *pipe = None,
+                Ok(n) => {
+                    if let Err(e) = keep.add(*stream, &buf[..n]) {
+                        eprintln!("rho core console-guard: writing output failed: {e}");
+                    }
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::Interrupted | std::io::ErrorKind::WouldBlock
+                    ) => {}
+                Err(_) => *pipe = None,
+            }
+        }
+        if let Err(e) = keep.flush(false) {
+            eprintln!("rho core console-guard: writing output failed: {e}");
+        }
+        if status.is_none() && waited.elapsed() >= WAIT_EVERY {
+            waited = Instant::now();
+            if let Ok(Some(s)) = child.try_wait() {
+                status = Some(s);
+                drain_until = Some(Instant::now() + DRAIN);
+            }
         }
     }
+    status.or_else(|| child.wait().ok())
 }
 
 fn fail_record(dir: &Path, why: String) -> ExitCode {
@@ -147,7 +147,7 @@ fn fail_record(dir: &Path, why: String) -> ExitCode {
         error: Some(why),
     };
     let bytes = serde_json::to_vec(&record).unwrap_or_default();
-    match files::write_atomic(&files::exit_path(dir), &bytes) {
+    match files::write_replace(&files::exit_path(dir), &bytes) {
         Ok(()) => ExitCode::from(1),
         Err(_) => ExitCode::from(2),
     }
@@ -200,65 +200,16 @@ pub fn run(args: GuardArgs) -> ExitCode {
     if let Err(e) = written {
         eprintln!("rho core console-guard: cannot write guard.json: {e}");
     }
-    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
-    let mut threads = Vec::new();
-    if let Some(p) = child.stdout.take() {
-        let tx = tx.clone();
-        threads.push(std::thread::spawn(move || reader(p, STDOUT, tx)));
-    }
-    if let Some(p) = child.stderr.take() {
-        let tx = tx.clone();
-        threads.push(std::thread::spawn(move || reader(p, STDERR, tx)));
-    }
-    let waiter_tx = tx;
-    let waiter = std::thread::spawn(move || {
-        if let Ok(status) = child.wait() {
-            let _ = waiter_tx.send(Msg::Exit(status));
-        }
-    });
-    let mut keep = Keeper {
-        out: std::io::BufWriter::with_capacity(256 * 1024, out),
-        dir: dir.clone(),
-        head_left: args.head,
-        tail_max: args.tail,
-        tail: VecDeque::new(),
-        tail_len: 0,
-        omitted: 0,
-        totals: [0, 0],
-        tail_dirty: false,
-        tail_written: Instant::now(),
-    };
-    let mut status = None;
-    let mut drain_until: Option<Instant> = None;
-    loop {
-        let msg = match drain_until {
-            None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-            Some(t) => rx.recv_timeout(t.saturating_duration_since(Instant::now())),
-        };
-        let mut batch = match msg {
-            Ok(m) => vec![m],
-            Err(_) => break,
-        };
-        batch.extend(rx.try_iter().take(256));
-        for m in batch {
-            match m {
-                Msg::Data(s, b) => {
-                    if let Err(e) = keep.add(s, &b) {
-                        eprintln!("rho core console-guard: writing output failed: {e}");
-                    }
-                }
-                Msg::Exit(s) => {
-                    status = Some(s);
-                    drain_until = Some(Instant::now() + DRAIN);
-                }
-            }
-        }
-        if let Err(e) = keep.flush(false) {
-            eprintln!("rho core console-guard: writing output failed: {e}");
+    if args.notify {
+        // The service waits for this byte instead of looking for guard.json; then let go of it.
+        let mut stdout = std::io::stdout();
+        let _ = stdout.write_all(b"s").and_then(|()| stdout.flush());
+        if let Ok(null) = File::options().write(true).open("/dev/null") {
+            let _ = nix::unistd::dup2_stdout(null.as_fd());
         }
     }
-    drop(rx);
-    let _ = waiter.join();
+    let mut keep = Keeper::new(out, dir.clone(), args.head, args.tail);
+    let status = pump(&mut child, &mut keep);
     if let Err(e) = keep.flush(true) {
         eprintln!("rho core console-guard: writing output failed: {e}");
     }
@@ -268,13 +219,13 @@ pub fn run(args: GuardArgs) -> ExitCode {
         ended_at_ms: rho_plumbing::time::now_ms(),
         stdout_bytes: keep.totals[0],
         stderr_bytes: keep.totals[1],
-        omitted_bytes: keep.omitted,
+        omitted_bytes: keep.omitted(),
         error: status
             .is_none()
             .then(|| "waiting for the command failed".to_string()),
     };
     let bytes = serde_json::to_vec(&record).unwrap_or_default();
-    match files::write_atomic(&files::exit_path(&dir), &bytes) {
+    match files::write_replace(&files::exit_path(&dir), &bytes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rho core console-guard: cannot write exit.json: {e}");

@@ -3,4 +3,5 @@
 
 pub mod files;
 pub mod guard;
+pub mod keeper;
 pub mod start;

@@ -1,5 +1,5 @@
 //! Starting a Console guard: this executable re-run as `core console-guard`, detached (the guard
-//! calls `setsid` itself), its own complaints into the record's `guard.log`.
+//! calls `setsid` itself), its own complaints into the record's `guard.log`, its start told on a pipe.
 
 use super::files;
 use std::path::Path;
@@ -13,7 +13,8 @@ pub struct Bounds {
 }
 
 /// Spawns the guard of the command whose record folder `dir` exists; the caller reaps the child
-/// (it outlives the caller if the caller dies).
+/// (it outlives the caller if the caller dies). The guard writes one byte to its stdout (a pipe
+/// the caller reads) once `guard.json` is written, and closes it at once if it failed.
 pub fn spawn_guard(
     exe: &Path,
     dir: &Path,
@@ -31,11 +32,12 @@ pub fn spawn_guard(
         .arg(bounds.head.to_string())
         .arg("--tail")
         .arg(bounds.tail.to_string())
+        .arg("--notify")
         .arg("--")
         .arg(text)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(log)
         .spawn()
 }

@@ -33,5 +33,12 @@ fn the_console_panel_runs_colours_cuts_and_stops_commands() {
     assert_eq!(big["omittedBytes"], 1_200_000 - 1_048_576 - 65_536, "{big}");
     let held = find("sleep 20");
     assert_eq!(held["signal"], 15, "{held}");
-    assert_eq!(commands.len(), 5, "{list}");
+    let live = find("yes live | head -c 1200000; echo STILL-RUNNING; sleep 9");
+    assert_eq!(live["signal"], 15, "{live}");
+    assert_eq!(
+        live["omittedBytes"],
+        1_200_014 - 1_048_576 - 65_536,
+        "{live}"
+    );
+    assert_eq!(commands.len(), 6, "{list}");
 }

@@ -53,8 +53,18 @@ impl Env {
     /// Every kept chunk of a command, page by page: (stream, bytes), the cut as ("cut", omitted
     /// count as decimal text).
     pub fn console_chunks(&self, command_id: &str, page: u64) -> Vec<(String, Vec<u8>)> {
+        self.console_read_on(command_id, 0, page).0
+    }
+
+    /// The chunks from `offset` to the end of what is written so far, page by page, and the
+    /// offset reached.
+    pub fn console_read_on(
+        &self,
+        command_id: &str,
+        mut offset: u64,
+        page: u64,
+    ) -> (Vec<(String, Vec<u8>)>, u64) {
         let mut out = Vec::new();
-        let mut offset = 0u64;
         loop {
             let (status, v) = self.local(
                 "console.output",
@@ -71,8 +81,9 @@ impl Env {
                 out.push((stream, bytes));
             }
             let next = p["nextOffset"].as_u64().unwrap();
-            if p["complete"] == true || next == offset {
-                return out;
+            let end = next == offset || next >= p["size"].as_u64().unwrap();
+            if p["complete"] == true || end {
+                return (out, next);
             }
             offset = next;
         }

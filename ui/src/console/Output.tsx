@@ -42,9 +42,7 @@ function RowView({ row }: { row: Row }) {
   if (row.kind === "cut")
     return (
       <span className="cut" data-testid="console-cut">
-        {row.omitted === null
-          ? "— past the first part: the kept tail is shown when the command ends —"
-          : `— ${row.omitted.toLocaleString("en")} bytes not kept (between the head and the tail) —`}
+        {`— ${row.omitted.toLocaleString("en")} bytes not kept (between the head and the tail) —`}
       </span>
     );
   return (
@@ -81,7 +79,7 @@ export function Output({ projectId, command }: { projectId: string; command: Com
       const f = new ConsoleFollower((offset) => call("console.output", { projectId, commandId: id, offset }), new OutputModel(p));
       setFollower(f);
       const pull = () =>
-        f.pull(endedRef.current).then(
+        f.pull().then(
           (changed) => {
             if (!live || !changed) return;
             setRevision((r) => r + 1);
@@ -106,7 +104,7 @@ export function Output({ projectId, command }: { projectId: string; command: Com
   // The last read once the record says it ended (its last bytes and a final tail).
   useEffect(() => {
     if (!ended || !follower) return;
-    void follower.pull(true).then((changed) => changed && setRevision((r) => r + 1));
+    void follower.pull().then((changed) => changed && setRevision((r) => r + 1));
   }, [ended, follower]);
 
   const model = follower?.model ?? null;
@@ -125,7 +123,7 @@ export function Output({ projectId, command }: { projectId: string; command: Com
       <div className="toolbar">
         <span className="muted">
           {model === null ? "Loading the output…" : count === 0 ? (ended ? "No output." : "No output yet.") : `${count.toLocaleString("en")} row${count === 1 ? "" : "s"}`}
-          {follower?.waitingForTail ? "; the output went past the kept head, the kept tail is read when the command ends" : ""}
+          {model !== null && model.hasStderr() ? "; stdout and stderr are two pipes: between them, the order is the order Rho read them" : ""}
         </span>
         {cutRow >= 0 && (
           <button type="button" onClick={() => rows.scrollToIndex(cutRow, { align: "center" })}>

@@ -5,7 +5,7 @@ import type { Run, SgrState } from "./sgr";
 export type Stream = "stdout" | "stderr";
 
 /** One row on screen: a line of one stream (`more`: it goes on in the next row), or the cut. */
-export type Row = { kind: "line"; stream: Stream; runs: Run[]; more: boolean } | { kind: "cut"; omitted: number | null };
+export type Row = { kind: "line"; stream: Stream; runs: Run[]; more: boolean } | { kind: "cut"; omitted: number };
 
 /** The SGR parser, handed in (its module is loaded lazily). */
 export interface Parser {
@@ -24,6 +24,7 @@ export class OutputModel {
   private decoders = fresh();
   private sgr: Record<Stream, SgrState>;
   private added = { stdout: 0, stderr: 0 };
+  private sawStderr = false;
 
   constructor(private readonly parser: Parser) {
     this.sgr = { stdout: parser.initial(), stderr: parser.initial() };
@@ -41,6 +42,7 @@ export class OutputModel {
 
   /** Bytes of one stream, in the order the command wrote them. */
   add(stream: Stream, bytes: Uint8Array): void {
+    if (stream === "stderr" && bytes.length > 0) this.sawStderr = true;
     const text = this.decoders[stream].decode(bytes, { stream: true });
     this.text(stream, text);
   }
@@ -79,8 +81,8 @@ export class OutputModel {
     this.open = more ? { stream: open.stream, runs: [], length: 0 } : null;
   }
 
-  /** The head/tail cut (`omitted` unknown while the command still runs): decoders and colours restart after it. */
-  cut(omitted: number | null): void {
+  /** The head/tail cut with the bytes not kept between them: decoders and colours restart after it. */
+  cut(omitted: number): void {
     for (const s of ["stdout", "stderr"] as Stream[]) this.text(s, this.decoders[s].decode());
     if (this.open && this.open.length > 0) this.end(false);
     this.open = null;
@@ -89,12 +91,17 @@ export class OutputModel {
     this.sgr = { stdout: this.parser.initial(), stderr: this.parser.initial() };
   }
 
+  /** Whether any stderr bytes came (the panel then says how the two streams are ordered). */
+  hasStderr(): boolean {
+    return this.sawStderr;
+  }
+
   /** The index of the cut row, if any. */
   cutRow(): number {
     return this.rows.findIndex((r) => r.kind === "cut");
   }
 
-  /** Drops the cut row and what follows (the tail is read again once it is final). */
+  /** Drops the cut row and what follows (the kept tail moved on: a new cut replaces it). */
   dropFromCut(): void {
     const at = this.cutRow();
     if (at >= 0) this.rows.length = at;

@@ -118,6 +118,10 @@ impl Handler<RunConsole> for ProjectActor {
                 tokio::task::spawn_blocking(move || process::start_guard(&d, &cwd, &text, &l))
                     .await
                     .map_err(|e| ActorError::internal(e.to_string()))?;
+            let (outcome, guard_ended) = match outcome {
+                Ok((o, g)) => (Ok(o), Some(g)),
+                Err(e) => (Err(e), None),
+            };
             let event = match outcome {
                 Ok(Ok(started)) => ConsoleEvent::Started {
                     command_id: id.clone(),
@@ -137,7 +141,7 @@ impl Handler<RunConsole> for ProjectActor {
                 .await
                 .map_err(|e| ActorError::internal(e.to_string()))??;
             if after.state == CommandState::Running {
-                follow::follow(me, project, after.clone(), &followed);
+                follow::follow(me, project, after.clone(), &followed, guard_ended);
             }
             Ok(after)
         })
