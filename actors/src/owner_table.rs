@@ -56,6 +56,8 @@ crate::state::project_state! {
     kernel: crate::kernel::KernelEntity,
     /// External ACP sessions reported by `rho --acp` relays (agent owner).
     relay: crate::agent::relay::RelayEntity,
+    /// Conversations with the person's Agent by id (agent owner).
+    conversations: BTreeMap<Uuid, crate::agent::conversation::ConversationEntity>,
 }
 
 /// What owners keep on the project actor beside their entities, rebuilt from replayed state.
@@ -64,6 +66,8 @@ pub(crate) struct Owned {
     pub(crate) docs: crate::documents::DocIndex,
     /// The kernel owner's live sessions (processes; never journaled state).
     pub(crate) kernel: crate::kernel::live::LiveSessions,
+    /// The agent owner's live conversation drivers (never journaled).
+    pub(crate) conversations: crate::agent::conversation::live::LiveConversations,
 }
 
 impl Owned {
@@ -71,6 +75,7 @@ impl Owned {
         Owned {
             docs: crate::documents::DocIndex::from_state(&state.documents),
             kernel: Default::default(),
+            conversations: Default::default(),
         }
     }
 }

@@ -5,7 +5,6 @@
 mod report;
 mod tap;
 
-use crate::start::which::which;
 use report::{Note, Reporter};
 use rho_actors::agent::conversation::{Backend, Runtimes};
 use std::cell::RefCell;
@@ -34,30 +33,12 @@ const EXIT_GRACE: Duration = Duration::from_secs(5);
 /// How long the relay tries to deliver its last facts before it exits.
 const FINISH: Duration = Duration::from_secs(3);
 
-fn pick(given: Option<&Path>, var: &str, name: &str) -> PathBuf {
-    given
-        .map(Path::to_path_buf)
-        .or_else(|| {
-            std::env::var_os(var)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
-        .or_else(|| which(name))
-        .unwrap_or_else(|| PathBuf::from(name))
-}
-
-/// The runtimes the relay starts: `RHO_NODE` (else `node` on PATH), the adapters in
-/// `RHO_ACP_ADAPTERS` (else `<state>/acp-adapters`), the person's CLI as the service picks it.
-fn runtimes(args: &RelayArgs<'_>, state: &Path) -> Runtimes {
-    Runtimes {
-        node: pick(None, "RHO_NODE", "node"),
-        adapters: std::env::var_os("RHO_ACP_ADAPTERS")
-            .filter(|v| !v.is_empty())
-            .map_or_else(|| state.join("acp-adapters"), PathBuf::from),
-        claude: pick(args.claude, "RHO_CLAUDE", "claude"),
-        codex: pick(args.codex, "RHO_CODEX", "codex"),
-        env: Vec::new(),
-    }
+/// The runtimes the relay starts, found as a service start finds them
+/// (`start::conversations::setup`): the person's CLI by option, variable or PATH (an explicit one
+/// must exist), Node 22 and the adapters by `RHO_NODE` and `RHO_ACP_ADAPTERS`.
+fn runtimes(args: &RelayArgs<'_>, state: &Path, backend: Backend) -> Result<Runtimes, String> {
+    let found = crate::start::runtimes::Runtimes::resolve(None, args.claude, args.codex, None)?;
+    Ok(crate::start::conversations::setup(state, &found, backend).runtimes)
 }
 
 fn state_dir(given: Option<&Path>) -> Option<PathBuf> {
@@ -91,7 +72,13 @@ pub(crate) fn run(args: &RelayArgs<'_>) -> ExitCode {
         "codex" => (Backend::CodexAcp, "codex"),
         _ => (Backend::ClaudeAgentAcp, "claude"),
     };
-    let runtimes = runtimes(args, &state);
+    let runtimes = match runtimes(args, &state, backend) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("rho: {e}");
+            return ExitCode::from(1);
+        }
+    };
     if let Err(e) = runtimes.check(backend) {
         eprintln!("rho: {e}");
         return ExitCode::from(1);

@@ -9,6 +9,7 @@
 pub mod browser;
 pub mod console;
 pub mod contract;
+pub mod conversations;
 pub mod env;
 pub mod http;
 pub mod mcp;

@@ -3,6 +3,8 @@
 //! recorded in the project's activity. Real CLIs on the scripted model endpoint; run serially
 //! (`scripts/test`).
 
+mod service;
+
 use crate::support::env::Env;
 use crate::support::mcp::grant_file;
 use rho_actors::agent::conversation::{AgentSession, Backend, RecordLimits, Runtimes, TurnEvent};
