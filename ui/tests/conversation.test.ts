@@ -87,6 +87,24 @@ describe("a re-read", () => {
   });
 });
 
+describe("switching and deciding", () => {
+  it("keeps the thread when the same conversation is selected again and empties it for another", () => {
+    const t = read(emptyThread(), [msg("m1")]);
+    expect(reduce(t, { type: "select", conversationId: "c1" })).toBe(t);
+    expect(reduce(t, { type: "select", conversationId: "c2" }).messages).toEqual([]);
+    expect(reduce(t, { type: "select", conversationId: null }).conversation).toBeNull();
+  });
+
+  it("adds a decision to its message once, earlier decisions kept", () => {
+    const d = (id: string, supersedes: string | null) => ({ decisionId: id, messageId: "m1", decision: "accepted" as const, note: null, at: "x", by: "local", supersedes, resources: [] });
+    let t = read(emptyThread(), [msg("m1", { state: "ended", stopReason: "end_turn" })]);
+    t = reduce(t, { type: "decision", decision: d("d1", null) });
+    t = reduce(t, { type: "decision", decision: d("d2", "d1") });
+    t = reduce(t, { type: "decision", decision: d("d2", "d1") });
+    expect(t.messages[0]?.decisions.map((x) => x.decisionId)).toEqual(["d1", "d2"]);
+  });
+});
+
 describe("permissions", () => {
   const pending: Permission = {
     requestId: "r1",

@@ -1,6 +1,6 @@
 //! The Conversations panel's logic without React: one conversation's thread as a reducer (reads, streamed deltas, replies), and the draft's identity.
 
-import type { Conversation, ConversationChanged, Message, Part, Permission } from "./ops";
+import type { Conversation, ConversationChanged, Decision, Message, Part, Permission } from "./ops";
 
 /** One conversation as the panel shows it. */
 export interface Thread {
@@ -14,6 +14,8 @@ export interface Thread {
 export const emptyThread = (): Thread => ({ conversation: null, messages: [], seq: 0 });
 
 export type Action =
+  /** Another conversation is shown (or none: a new one); the same one keeps its thread. */
+  | { type: "select"; conversationId: string | null }
   /** A `conversation.read` page (or pages, concatenated) answered: every message in it replaces its older copy. */
   | { type: "read"; conversation: Conversation; messages: Message[] }
   /** One message from a `start`/`send`/`stop` reply. */
@@ -21,7 +23,9 @@ export type Action =
   /** A `conversation.changed` event; only `text` carries its delta. */
   | { type: "event"; event: ConversationChanged }
   /** A `conversation.permission` reply: the permission's new state, on the message that asked. */
-  | { type: "permission"; permission: Permission };
+  | { type: "permission"; permission: Permission }
+  /** A `conversation.decide` reply: the decision joins its message's list (earlier ones kept). */
+  | { type: "decision"; decision: Decision };
 
 const bySent = (a: Message, b: Message) => (a.sentAt < b.sentAt ? -1 : a.sentAt > b.sentAt ? 1 : 0);
 
@@ -47,6 +51,8 @@ export function needsRead(t: Thread, e: ConversationChanged): boolean {
 
 export function reduce(t: Thread, a: Action): Thread {
   switch (a.type) {
+    case "select":
+      return a.conversationId !== null && t.conversation?.conversationId === a.conversationId ? t : emptyThread();
     case "read":
       return { ...t, conversation: a.conversation, messages: mergeMessages(t.messages, a.messages) };
     case "message":
@@ -60,6 +66,13 @@ export function reduce(t: Thread, a: Action): Thread {
             : m,
         ),
       };
+    case "decision": {
+      const d = a.decision;
+      return {
+        ...t,
+        messages: t.messages.map((m) => (m.messageId === d.messageId && !m.decisions.some((x) => x.decisionId === d.decisionId) ? { ...m, decisions: [...m.decisions, d] } : m)),
+      };
+    }
     case "event": {
       const e = a.event;
       if (e.change !== "text" || typeof e.delta !== "string") return t;
