@@ -1,4 +1,6 @@
-//! The Conversations panel's wire shapes (`conversation.*` of the owner `agent`), written from the contract in docs/conversations.md.
+//! The Conversations panel's wire shapes (`conversation.*` of the owner `agent`), written from the contract in docs/conversations.md, and their typed call.
+
+import { post } from "../api/client";
 
 export type Backend = "claude" | "codex";
 export type ConversationState = "idle" | "running" | "waiting" | "needs-choice";
@@ -129,3 +131,9 @@ export const CONVERSATION_REQUIRED: { [K in keyof ConversationOps]: string[] } =
   "conversation.decide": ["projectId", "conversationId", "messageId", "decision", "changeId"],
   "conversation.list": ["projectId"],
 };
+
+/** Calls one `conversation.*` operation. They join the app's `Ops` (and tests/protocol.test.ts checks
+ *  CONVERSATION_REQUIRED) once the service publishes them in protocol/operations (issue 17 builds both at once). */
+export function callConversation<K extends keyof ConversationOps>(op: K, req: ConversationOps[K]["req"]): Promise<ConversationOps[K]["res"]> {
+  return post<ConversationOps[K]["res"]>(op, req);
+}
