@@ -2,30 +2,19 @@
 //! (claude-agent-acp) on the scripted model: a plain answer, a command's permission allowed and its exit code, a stop,
 //! decisions, axe at 1600 and 390; what the panel showed is then read back from the service.
 
+use crate::support::agents::runtimes_or_skip;
 use crate::support::{browser, Env};
-use rho_actors::agent::conversation::{Backend, Runtimes};
-use rho_mock_model::isolation::{cli_env, installed, Cli};
+use rho_actors::agent::conversation::Backend;
+use rho_mock_model::isolation::{cli_env, Cli};
 use rho_mock_model::MockModel;
 use serde_json::json;
 
 #[test]
 fn the_conversations_panel_streams_asks_stops_and_decides() {
-    let i = installed();
-    let runtimes = Runtimes {
-        node: i.node,
-        adapters: i.adapters,
-        claude: i.claude,
-        codex: i.codex,
-        env: Vec::new(),
-    };
-    if let Err(e) = runtimes.check(Backend::ClaudeAgentAcp) {
-        assert!(
-            std::env::var_os("RHO_REQUIRE_AGENTS").is_none(),
-            "{e}; run bash mcp/tests/setup.sh"
-        );
-        eprintln!("SKIP the_conversations_panel: {e}; run bash mcp/tests/setup.sh");
+    let Some(runtimes) = runtimes_or_skip("the_conversations_panel", Backend::ClaudeAgentAcp)
+    else {
         return;
-    }
+    };
     let cli = tempfile::tempdir().unwrap();
     let mock = MockModel::start(cli.path()).unwrap();
     let mut vars = cli_env(Cli::Claude, &mock, cli.path(), &runtimes.node, 2).unwrap();
