@@ -128,7 +128,7 @@ describe("permissions", () => {
     expect(pendingPermission(t)).toBeNull();
     const p = t.messages[0]?.permissions[0];
     expect(p?.state).toBe("chosen");
-    expect(permissionOutcome(p as Permission)).toBe("Allow, chosen by you (local browser)");
+    expect(permissionOutcome(p as Permission)).toBe("Allow, chosen by the local browser");
   });
 
   it("of an ended message are not pending to the panel", () => {

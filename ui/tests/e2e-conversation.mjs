@@ -66,7 +66,7 @@ await inChromium(failures, async (browser) => {
   facts.exit = await step.getByTestId("cv-exit").textContent();
   check(facts.exit === "3", `the expanded step's exit code: ${facts.exit}`);
   facts.asked = await last().locator(".cv-asked").textContent();
-  check(/chosen by you/.test(facts.asked), `the permission's outcome is kept: ${facts.asked}`);
+  check(/chosen by the local browser/.test(facts.asked), `the permission's outcome is kept: ${facts.asked}`);
 
   // Stop while text streams: Stop is offered while running; the message ends as stopped.
   await box.fill("[[slow]]");

@@ -18,6 +18,8 @@ export interface MessageProps {
   focusBox: () => void;
 }
 
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
 function cutWords(cut: NonNullable<Message["cut"]>): string {
   const bits: string[] = [];
   if (cut.textBytes) bits.push(`${cut.textBytes.toLocaleString("en")} bytes of text`);
@@ -34,7 +36,7 @@ export function MessageView({ projectId, conversationId, backend, m, paired, onP
   return (
     <article className={`cv-message cv-${m.state}`} aria-labelledby={`${domId}-h`} data-testid="cv-message">
       <h3 id={`${domId}-h`} className="cv-who">
-        {who(m.sentBy)} <span className="muted small">{when(m.sentAt)}</span>
+        {capital(who(m.sentBy))} <span className="muted small">{when(m.sentAt)}</span>
       </h3>
       <div className="cv-prompt">{m.text}</div>
       {m.contexts.length > 0 && <p className="muted small">With {m.contexts.length === 1 ? "1 context" : `${m.contexts.length} contexts`}: {m.contexts.join(", ")}</p>}

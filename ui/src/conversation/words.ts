@@ -9,7 +9,7 @@ export const backendName = (b: string) => BACKEND_NAME[b as Backend] ?? b;
 /** `local`, `paired:…`, `agent:…` as a person reads them. */
 export function who(by: string | null): string {
   if (!by) return "someone";
-  if (by === "local") return "you (local browser)";
+  if (by === "local") return "the local browser";
   if (by.startsWith("paired")) return "a paired tab";
   if (by.startsWith("agent:")) return `the Agent ${by.slice("agent:".length)}`;
   return by;
