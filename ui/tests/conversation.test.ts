@@ -43,13 +43,13 @@ const text = (messageId: string, seq: number, delta: string): ConversationChange
 const read = (t: Thread, messages: Message[]) => reduce(t, { type: "read", conversation: conv, messages });
 
 describe("streamed deltas", () => {
-  it("append in order to the running message's last text part, a repeated or older seq dropped", () => {
+  it("append in order to the running message's last text part; one batch's deltas share a seq, an older seq is dropped", () => {
     let t = read(emptyThread(), [msg("m1")]);
     t = reduce(t, { type: "event", event: text("m1", 1, "Hel") });
     t = reduce(t, { type: "event", event: text("m1", 2, "lo") });
-    t = reduce(t, { type: "event", event: text("m1", 2, "lo") });
+    t = reduce(t, { type: "event", event: text("m1", 2, ", you") });
     t = reduce(t, { type: "event", event: text("m1", 1, "Hel") });
-    expect(t.messages[0]?.parts).toEqual([{ kind: "text", text: "Hello" }]);
+    expect(t.messages[0]?.parts).toEqual([{ kind: "text", text: "Hello, you" }]);
     expect(t.seq).toBe(2);
   });
 

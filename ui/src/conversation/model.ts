@@ -7,7 +7,7 @@ export interface Thread {
   conversation: Conversation | null;
   /** Oldest first, as `conversation.read` pages them. */
   messages: Message[];
-  /** The highest event `seq` applied as a delta (a repeated or older delta is dropped). */
+  /** The highest event `seq` applied as a delta (a delta of an older seq is dropped). */
   seq: number;
 }
 
@@ -76,7 +76,8 @@ export function reduce(t: Thread, a: Action): Thread {
     case "event": {
       const e = a.event;
       if (e.change !== "text" || typeof e.delta !== "string") return t;
-      if (e.seq <= t.seq) return t;
+      // Events of one journal batch share its seq: only an older seq is a delta already applied.
+      if (e.seq < t.seq) return t;
       const delta = e.delta;
       let hit = false;
       const messages = t.messages.map((m) => {
