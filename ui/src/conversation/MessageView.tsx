@@ -34,7 +34,7 @@ export function MessageView({ projectId, conversationId, backend, m, paired, onP
   const settled = m.permissions.filter((p) => !pending.includes(p));
   const domId = `cv-msg-${m.messageId.replace(/[^A-Za-z0-9_-]/g, "_")}`;
   return (
-    <article className={`cv-message cv-${m.state}`} aria-labelledby={`${domId}-h`} data-testid="cv-message">
+    <article className={`cv-message cv-m-${m.state}`} aria-labelledby={`${domId}-h`} data-testid="cv-message">
       <h3 id={`${domId}-h`} className="cv-who">
         {capital(who(m.sentBy))} <span className="muted small">{when(m.sentAt)}</span>
       </h3>

@@ -171,7 +171,7 @@ export function ConversationsPanel({ projectId, paired }: { projectId: string; p
             </p>
           )}
           {conversation?.state === "needs-choice" && (
-            <div role="alert" className="cv-choice">
+            <div className="cv-choice" data-testid="cv-choice">
               <p>Rho restarted and {backendName(conversation.backend)} could not load this conversation's session, so it cannot go on with the same context. Rho never starts a fresh context silently.</p>
               {conversation.note && <p>{conversation.note}</p>}
               <p>
