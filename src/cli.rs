@@ -50,6 +50,10 @@ pub(crate) struct ServeArgs {
     /// The Codex CLI to use (or RHO_CODEX). Default: codex on PATH.
     #[arg(long, value_name = "PATH")]
     pub(crate) codex: Option<PathBuf>,
+    /// The conversations' default Agent backend (or RHO_AGENT_BACKEND): claude-agent-acp
+    /// (Claude Code, the default) or codex-acp (Codex). `claude` and `codex` name them too.
+    #[arg(long = "agent-backend", value_name = "BACKEND")]
+    pub(crate) agent_backend: Option<String>,
     /// The Python to use (or RHO_PYTHON). Default: python3 on PATH.
     #[arg(long, value_name = "PATH")]
     pub(crate) python: Option<PathBuf>,

@@ -33,6 +33,8 @@ struct Plan {
     bound: Bound,
     /// `--agent NAME --project FOLDER`: connect that Agent once the service is ready.
     agent: Option<(String, std::path::PathBuf)>,
+    /// `--agent-backend` / `RHO_AGENT_BACKEND`: the conversations' default backend.
+    agent_backend: rho_actors::agent::conversation::Backend,
     _lock: File,
 }
 
@@ -89,6 +91,8 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         args.python.as_deref(),
     )
     .map_err(|e| fail(1, e))?;
+    let agent_backend = crate::start::conversations::backend(args.agent_backend.as_deref())
+        .map_err(|e| fail(2, e))?;
     let r =
         crate::start::runtimes::r_config(&runtimes, args.core.as_deref(), args.r_repos.as_deref())
             .map_err(|(code, e)| fail(code, e))?;
@@ -106,6 +110,7 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         fresh_state,
         bound,
         agent: args.agent.clone().zip(args.project.clone()),
+        agent_backend,
         _lock: lock,
     })
 }
@@ -136,6 +141,7 @@ async fn serve(plan: Plan) -> ExitCode {
         fresh_state,
         bound,
         agent,
+        agent_backend,
         _lock,
     } = plan;
     // Installed before anything is announced, so a signal right after "ready" stops in order.
@@ -208,6 +214,11 @@ async fn serve(plan: Plan) -> ExitCode {
             url.clone(),
         )
         .with_runtimes(found)
+        .with_conversations(crate::start::conversations::setup(
+            &folders.state,
+            &runtimes,
+            agent_backend,
+        ))
         .with_agent(crate::connect::start(
             &folders.state,
             &runtimes,

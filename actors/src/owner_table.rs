@@ -54,6 +54,8 @@ crate::state::project_state! {
     console: crate::console::ConsoleEntity,
     /// Notebook sessions and cells (kernel owner).
     kernel: crate::kernel::KernelEntity,
+    /// Conversations with the person's Agent by id (agent owner).
+    conversations: BTreeMap<Uuid, crate::agent::conversation::ConversationEntity>,
 }
 
 /// What owners keep on the project actor beside their entities, rebuilt from replayed state.
@@ -62,6 +64,8 @@ pub(crate) struct Owned {
     pub(crate) docs: crate::documents::DocIndex,
     /// The kernel owner's live sessions (processes; never journaled state).
     pub(crate) kernel: crate::kernel::live::LiveSessions,
+    /// The agent owner's live conversation drivers (never journaled).
+    pub(crate) conversations: crate::agent::conversation::live::LiveConversations,
 }
 
 impl Owned {
@@ -69,6 +73,7 @@ impl Owned {
         Owned {
             docs: crate::documents::DocIndex::from_state(&state.documents),
             kernel: Default::default(),
+            conversations: Default::default(),
         }
     }
 }

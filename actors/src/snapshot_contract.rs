@@ -147,6 +147,10 @@ pub struct SnapshotReply<L = crate::limits::Limits, O = Vec<serde_json::Value>> 
     /// Who asked: the principal and what it may reach.
     pub caller: CallerView,
     pub cursor: String,
+    /// The project's conversations (`conversation.list`), for the browser only (a local or
+    /// paired caller); absent for operators and Agent grants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversations: Option<Vec<crate::agent::conversation::contract::ConversationView>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<ProjectView>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

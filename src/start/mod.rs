@@ -1,6 +1,7 @@
 //! Service start: folders, runtimes, port memory, the connection file and the example project.
 
 pub(crate) mod connection;
+pub(crate) mod conversations;
 pub(crate) mod core;
 pub(crate) mod example;
 pub(crate) mod folders;

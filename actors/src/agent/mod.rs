@@ -11,7 +11,7 @@ pub mod skills;
 
 pub use entity::{Activity, AgentEntity};
 
-use crate::owner_table::{per_project, OwnerSpec};
+use crate::owner_table::{per_project, summary, EntityKind, OwnerSpec};
 use crate::owners::Owner;
 
 /// The agent owner in the owner table: its activity entity and the frozen contexts of
@@ -23,6 +23,7 @@ pub(crate) const SPEC: OwnerSpec = OwnerSpec {
     operations: &[
         contract::OPERATIONS,
         contract::session::OPERATIONS,
+        conversation::contract::OPERATIONS,
         crate::contexts::contract::OPERATIONS,
         crate::contexts::contract::list::OPERATIONS,
     ],
@@ -31,6 +32,23 @@ pub(crate) const SPEC: OwnerSpec = OwnerSpec {
     kinds: &[
         per_project!(crate::contexts::ContextsEntity, contexts),
         per_project!(AgentEntity, agent),
+        EntityKind {
+            kind: <conversation::ConversationEntity as crate::entity::Entity>::KIND,
+            fold: |s, rec| {
+                crate::entity::fold_record(s.conversations.entry(rec.entity.id).or_default(), rec)
+            },
+            describe: summary::<conversation::ConversationEntity>,
+            start: |s, c, _| {
+                for (id, e) in std::mem::take(&mut s.conversations) {
+                    drop(c.insert(id, e));
+                }
+            },
+            json: |s, id| {
+                s.conversations
+                    .get(id)
+                    .and_then(|e| serde_json::to_value(e).ok())
+            },
+        },
     ],
-    recover: None,
+    recover: Some(conversation::live::recover),
 };

@@ -9,6 +9,7 @@ mod connect;
 mod console;
 mod context_list;
 mod contexts;
+mod conversations;
 mod data;
 mod document_history;
 mod documents;
@@ -68,6 +69,7 @@ pub fn register_service_operations(
     bindings::register(table, &services)?;
     console::register(table, &services)?;
     kernel::register(table, &services)?;
+    conversations::register(table, &services)?;
     #[cfg(feature = "test-owner")]
     testing::register(table, &services)?;
     Ok(())

@@ -85,6 +85,7 @@ async fn snapshot(
         agents: Vec::new(),
         caller: caller_view(ctx),
         cursor,
+        conversations: None,
         project: None,
         projects: None,
         limits: &*fixed.limits,
@@ -95,6 +96,9 @@ async fn snapshot(
             doc.project = Some(project_view(id, &p));
             // The agent owner's facts, rendered with the grant store this edge holds.
             super::agent_facts::fill(s, id, &mut doc).await;
+            if matches!(ctx.caller, CallerKind::Local | CallerKind::Paired) {
+                doc.conversations = conversations(s, ctx, id).await;
+            }
         }
         _ => {
             doc.projects = Some(
@@ -120,4 +124,23 @@ async fn snapshot(
         ));
     }
     serde_json::value::RawValue::from_string(text).map_err(ApiError::internal)
+}
+
+/// The project's conversations for the browser (`None` when the project does not answer).
+async fn conversations(
+    s: &Services,
+    ctx: &Ctx,
+    id: uuid::Uuid,
+) -> Option<Vec<rho_actors::agent::conversation::contract::ConversationView>> {
+    let addr = super::data::project(s, ctx, &id.to_string()).await.ok()?;
+    let all = addr
+        .send(rho_actors::agent::conversation::handlers::ListConversations)
+        .await
+        .ok()?
+        .ok()?;
+    Some(
+        all.iter()
+            .filter_map(rho_actors::agent::conversation::render::conversation)
+            .collect(),
+    )
 }

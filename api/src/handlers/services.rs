@@ -26,6 +26,8 @@ pub struct Services {
     pub agent: Option<Addr<AgentAccess>>,
     /// The runtimes found at start (Core, Rscript), for the actions that need them.
     pub runtimes: Vec<Runtime>,
+    /// Conversations' adapters and defaults; `None`: conversation.* is unavailable.
+    pub conversations: Option<rho_actors::agent::conversation::driver::ServiceSetup>,
     fixed: std::sync::OnceLock<Fixed>,
 }
 
@@ -54,6 +56,7 @@ impl Services {
             url,
             agent: None,
             runtimes: Vec::new(),
+            conversations: None,
             fixed: std::sync::OnceLock::new(),
         }
     }
@@ -61,6 +64,15 @@ impl Services {
     /// With Agent access set up (the actor of this service run).
     pub fn with_agent(mut self, agent: Addr<AgentAccess>) -> Self {
         self.agent = Some(agent);
+        self
+    }
+
+    /// With conversations set up (the adapters and the default backend of this run).
+    pub fn with_conversations(
+        mut self,
+        setup: rho_actors::agent::conversation::driver::ServiceSetup,
+    ) -> Self {
+        self.conversations = Some(setup);
         self
     }
 

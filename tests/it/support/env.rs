@@ -121,6 +121,11 @@ impl Env {
     /// Starts the service again on the same folders with `--root --state-dir` and `extra` (the
     /// previous one is killed if it still runs).
     pub fn restart(&mut self, extra: &[&str]) {
+        self.restart_with_env(extra, &[]);
+    }
+
+    /// Like [`Env::restart`] with extra environment.
+    pub fn restart_with_env(&mut self, extra: &[&str], env: &[(&str, &str)]) {
         let mut args = vec![
             "--root",
             self.root.path().to_str().unwrap(),
@@ -132,7 +137,7 @@ impl Env {
             let _ = self.service.child.kill();
             let _ = self.service.child.wait();
         }
-        self.service = Service::spawn(&args, &[], self.root.path(), self.state.path());
+        self.service = Service::spawn(&args, env, self.root.path(), self.state.path());
     }
 
     // --- Operator calls on the project.

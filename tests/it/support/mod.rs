@@ -10,6 +10,7 @@ pub mod agents;
 pub mod browser;
 pub mod console;
 pub mod contract;
+pub mod conversations;
 pub mod env;
 pub mod http;
 pub mod mcp;

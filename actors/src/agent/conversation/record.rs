@@ -33,7 +33,7 @@ impl Default for RecordLimits {
 }
 
 /// One tool step of a message.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolStep {
     pub id: String,
     /// The human title the Agent gave.
@@ -64,13 +64,16 @@ pub struct Usage {
 }
 
 /// One message's retained record.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageRecord {
     pub text: String,
     /// Set when the message was full and text was cut.
     pub text_cut: bool,
     /// Set when steps passed [`RecordLimits::steps`] and later ones were not kept.
     pub steps_cut: bool,
+    /// Bytes of text not kept, and steps not kept (counted for the message's `cut`).
+    pub cut_text_bytes: u64,
+    pub cut_steps: u64,
     pub steps: Vec<ToolStep>,
     /// The prompt's ACP stop reason once it answered.
     pub stop_reason: Option<String>,
@@ -212,6 +215,7 @@ impl MessageRecord {
                     }
                     self.text.push_str(&text[..end]);
                     self.text_cut = true;
+                    self.cut_text_bytes += (text.len() - end) as u64;
                 } else {
                     self.text.push_str(text);
                 }
@@ -225,6 +229,9 @@ impl MessageRecord {
                     Some(i) => i,
                     None if self.steps.len() >= limits.steps => {
                         self.steps_cut = true;
+                        if update["sessionUpdate"] == "tool_call" {
+                            self.cut_steps += 1;
+                        }
                         return false;
                     }
                     None => {

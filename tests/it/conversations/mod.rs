@@ -3,6 +3,8 @@
 //! recorded in the project's activity. Real CLIs on the scripted model endpoint; run serially
 //! (`scripts/test`).
 
+mod service;
+
 use crate::support::agents::runtimes_or_skip;
 use crate::support::env::Env;
 use crate::support::mcp::grant_file;

@@ -1,0 +1,170 @@
+//! The conversation entity's rules: start once, one running message, facts about an ended
+//! message dropped, a crash leaves the running message `unknown`, parts keep the Agent's order.
+
+use super::entity::*;
+use super::launch::Backend;
+use super::record::ToolStep;
+use crate::entity::{CommandContext, Entity, EventMeta};
+
+fn meta() -> EventMeta {
+    EventMeta {
+        seq: 1,
+        entity_seq: 1,
+        time_ms: 5,
+        principal: String::new(),
+    }
+}
+
+fn original(id: &str) -> Original {
+    Original {
+        message_id: id.into(),
+        change_id: format!("c-{id}"),
+        text: "hi".into(),
+        contexts: Vec::new(),
+        backend: Backend::ClaudeAgentAcp,
+        sent_ms: 1,
+        sent_by: "local".into(),
+    }
+}
+
+fn run(
+    e: &mut ConversationEntity,
+    command: ConversationCommand,
+) -> Result<usize, crate::error::ActorError> {
+    let d = e.decide(&command, &CommandContext::now(crate::Principal::System))?;
+    for ev in &d.events {
+        e.apply(ev, &meta());
+    }
+    Ok(d.events.len())
+}
+
+fn started() -> ConversationEntity {
+    let mut e = ConversationEntity::default();
+    let info = Info {
+        conversation_id: uuid::Uuid::nil(),
+        backend: Backend::ClaudeAgentAcp,
+        title: "hi".into(),
+        started_ms: 1,
+        started_by: "local".into(),
+        mode: None,
+        agent_session_id: None,
+        note: None,
+        needs_choice: false,
+        pgid: None,
+    };
+    let start = ConversationCommand::Start {
+        info: Box::new(info),
+        original: original("m1"),
+    };
+    assert_eq!(run(&mut e, start.clone()).unwrap(), 2);
+    assert!(run(&mut e, start).is_err(), "a conversation starts once");
+    e
+}
+
+#[test]
+fn one_message_runs_at_a_time_and_late_facts_are_dropped() {
+    let mut e = started();
+    assert_eq!(e.state(), "running");
+    let send = ConversationCommand::Send {
+        original: original("m2"),
+    };
+    let refused = run(&mut e, send.clone()).unwrap_err();
+    assert_eq!(refused.to_string(), "a message is running");
+    let step = ToolStep {
+        id: "t".into(),
+        status: "completed".into(),
+        ..ToolStep::default()
+    };
+    let learn = |events| ConversationCommand::Learn { events };
+    let facts = vec![
+        ConversationEvent::Text {
+            message_id: "m1".into(),
+            text: "a".into(),
+        },
+        ConversationEvent::Step {
+            message_id: "m1".into(),
+            step: step.clone(),
+        },
+        ConversationEvent::Text {
+            message_id: "m1".into(),
+            text: "b".into(),
+        },
+        ConversationEvent::Text {
+            message_id: "m1".into(),
+            text: "c".into(),
+        },
+        ConversationEvent::Ended {
+            message_id: "m1".into(),
+            stop_reason: Some("end_turn".into()),
+            usage: None,
+            error: None,
+            cut: Cut::default(),
+        },
+    ];
+    assert_eq!(run(&mut e, learn(facts)).unwrap(), 5);
+    let m = e.message("m1").unwrap();
+    assert_eq!(
+        m.parts,
+        vec![
+            Part::Text("a".into()),
+            Part::Step("t".into()),
+            Part::Text("bc".into())
+        ]
+    );
+    assert_eq!(m.state, MessageState::Ended);
+    let late = vec![ConversationEvent::Text {
+        message_id: "m1".into(),
+        text: "late".into(),
+    }];
+    assert_eq!(
+        run(&mut e, learn(late)).unwrap(),
+        0,
+        "a fact about an ended message is dropped"
+    );
+    assert_eq!(run(&mut e, send).unwrap(), 1);
+    assert!(
+        e.reconcile(0).len() == 1,
+        "a running message at a crash is settled"
+    );
+}
+
+#[test]
+fn a_crash_leaves_the_running_message_unknown_with_its_permission_cancelled() {
+    let mut e = started();
+    let permission = Permission {
+        request_id: "m1-1".into(),
+        step_id: None,
+        title: "touch".into(),
+        options: vec![("allow".into(), "Allow".into(), "allow_once".into())],
+        outcome: None,
+        chosen_by: None,
+        asked_ms: 2,
+    };
+    let asked = ConversationCommand::Learn {
+        events: vec![ConversationEvent::Asked {
+            message_id: "m1".into(),
+            permission,
+        }],
+    };
+    run(&mut e, asked).unwrap();
+    assert_eq!(e.state(), "waiting");
+    for ev in e.reconcile(0) {
+        e.apply(&ev, &meta());
+    }
+    let m = e.message("m1").unwrap();
+    assert_eq!(m.state, MessageState::Unknown);
+    assert_eq!(m.permissions[0].outcome, Some(None));
+    assert_eq!(e.state(), "idle");
+    assert!(e.reconcile(0).is_empty(), "nothing is settled twice");
+    let choice = ConversationCommand::Learn {
+        events: vec![ConversationEvent::NeedsChoice {
+            note: "gone".into(),
+        }],
+    };
+    run(&mut e, choice).unwrap();
+    assert_eq!(e.state(), "needs-choice");
+    let send = ConversationCommand::Send {
+        original: original("m2"),
+    };
+    assert!(run(&mut e, send).is_err(), "no silent fresh context");
+}

@@ -1,0 +1,103 @@
+//! The project's live conversation drivers (never journaled): one per conversation, each
+//! message handed to its driver exactly once; and the recovery that kills an adapter's process
+//! group that outlived a crash of Rho.
+
+use super::driver::{self, Control, Setup, Sink};
+use super::entity::ConversationEntity;
+use crate::child::Query;
+use crate::project_actor::ProjectActor;
+use actix::prelude::*;
+use std::collections::{HashMap, HashSet};
+use tokio::sync::mpsc::UnboundedSender;
+use uuid::Uuid;
+
+struct Driver {
+    tx: UnboundedSender<Control>,
+    prompted: HashSet<String>,
+}
+
+/// The drivers of one project's conversations.
+#[derive(Default)]
+pub struct LiveConversations {
+    drivers: HashMap<Uuid, Driver>,
+}
+
+impl LiveConversations {
+    /// Hands message `message_id` to the conversation's driver (started if needed) unless it
+    /// was handed already; answers whether it was handed now.
+    pub fn deliver(
+        &mut self,
+        id: Uuid,
+        message_id: &str,
+        text: String,
+        setup: Setup,
+        sink: Sink,
+    ) -> bool {
+        if self
+            .drivers
+            .get(&id)
+            .is_some_and(|d| d.prompted.contains(message_id))
+        {
+            return false;
+        }
+        let stale = self.drivers.get(&id).is_some_and(|d| d.tx.is_closed());
+        if stale {
+            self.drivers.remove(&id);
+        }
+        let d = self.drivers.entry(id).or_insert_with(|| Driver {
+            tx: driver::spawn(setup, sink),
+            prompted: HashSet::new(),
+        });
+        d.prompted.insert(message_id.to_string());
+        let prompt = Control::Prompt {
+            message_id: message_id.to_string(),
+            text,
+        };
+        if d.tx.send(prompt).is_err() {
+            tracing::warn!(target: "rho::agent::conversation", conversation = %id, "the driver ended before the prompt");
+        }
+        true
+    }
+
+    /// Sends `control` to the conversation's driver; `false` when none runs.
+    pub fn send(&self, id: Uuid, control: Control) -> bool {
+        self.drivers
+            .get(&id)
+            .is_some_and(|d| d.tx.send(control).is_ok())
+    }
+}
+
+/// Recovery: an adapter's process group recorded by a conversation that still exists after a
+/// crash (Rho was killed; its children were not) is killed. The group is checked to be an ACP
+/// adapter's first, so a reused process id is left alone.
+pub(crate) fn recover(act: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
+    let children = act.children().all::<ConversationEntity>();
+    let work = async move {
+        for (_, child) in children {
+            let read = Box::new(|e: &ConversationEntity| e.info.as_ref().and_then(|i| i.pgid));
+            let Ok(Ok(accepted)) = child
+                .send(Query::<ConversationEntity, Option<i32>> { read })
+                .await
+            else {
+                continue;
+            };
+            if let Some(pgid) = accepted.reply {
+                kill_adapter_group(pgid);
+            }
+        }
+    };
+    ctx.spawn(work.into_actor(act));
+}
+
+fn kill_adapter_group(pgid: i32) {
+    let cmdline = std::fs::read(format!("/proc/{pgid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    if !cmdline.contains("@agentclientprotocol") {
+        return;
+    }
+    tracing::info!(target: "rho::agent::conversation", pgid, "killing an adapter that outlived Rho");
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
