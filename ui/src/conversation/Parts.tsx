@@ -8,7 +8,7 @@ function StepView({ step }: { step: Step }) {
   const head = (
     <>
       <span className="cv-cat">{categoryLabel(step.category)}</span> <span className="cv-step-title">{step.title}</span>
-      {step.input && (
+      {step.input && step.input !== step.title && (
         <>
           {" "}
           <code className="cv-input">{step.input}</code>
