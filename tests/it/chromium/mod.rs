@@ -3,6 +3,7 @@
 mod ui;
 mod ui_connect;
 mod ui_console;
+mod ui_conversation;
 mod ui_data;
 mod ui_first;
 mod ui_live;

@@ -5,10 +5,11 @@
 
 mod service;
 
+use crate::support::agents::runtimes_or_skip;
 use crate::support::env::Env;
 use crate::support::mcp::grant_file;
 use rho_actors::agent::conversation::{AgentSession, Backend, RecordLimits, Runtimes, TurnEvent};
-use rho_mock_model::isolation::{cli_env, installed, Cli};
+use rho_mock_model::isolation::{cli_env, Cli};
 use rho_mock_model::MockModel;
 use serde_json::json;
 use std::time::Duration;
@@ -16,22 +17,9 @@ use std::time::Duration;
 /// Starts a session of `backend` with the grant of `session` as its `rho` MCP server, has the
 /// model call `rho_index` (permissions allowed once) and checks the reply and the activity.
 fn calls_rho_index(test: &str, backend: Backend, session: &str) {
-    let i = installed();
-    let runtimes = Runtimes {
-        node: i.node,
-        adapters: i.adapters,
-        claude: i.claude,
-        codex: i.codex,
-        env: Vec::new(),
-    };
-    if let Err(e) = runtimes.check(backend) {
-        assert!(
-            std::env::var_os("RHO_REQUIRE_AGENTS").is_none(),
-            "{e}; run bash mcp/tests/setup.sh"
-        );
-        eprintln!("SKIP {test}: {e}; run bash mcp/tests/setup.sh");
+    let Some(runtimes) = runtimes_or_skip(test, backend) else {
         return;
-    }
+    };
     let env = Env::start(&[], None, test);
     let (_, granted) = grant_file(&env, session);
     let server = json!({"name": "rho", "command": granted["mcp"]["command"], "args": granted["mcp"]["args"], "env": []});

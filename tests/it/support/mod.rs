@@ -6,6 +6,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod agents;
 pub mod browser;
 pub mod console;
 pub mod contract;

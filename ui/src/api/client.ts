@@ -23,7 +23,12 @@ async function parse<T>(res: Response): Promise<T> {
 }
 
 /** Calls one operation; refusals throw [`ApiError`], no answer throws [`LostReply`]. */
-export async function call<K extends OpName>(op: K, req: Ops[K]["req"]): Promise<Ops[K]["res"]> {
+export function call<K extends OpName>(op: K, req: Ops[K]["req"]): Promise<Ops[K]["res"]> {
+  return post<Ops[K]["res"]>(op, req);
+}
+
+/** `call` for an operation typed outside [`Ops`] (its own panel's table, until the protocol publishes it). */
+export async function post<T>(op: string, req: unknown): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`/api/v2/${op}`, {
@@ -36,7 +41,7 @@ export async function call<K extends OpName>(op: K, req: Ops[K]["req"]): Promise
   } catch (e) {
     throw new LostReply(`${op}: no answer (${String(e)})`);
   }
-  return parse<Ops[K]["res"]>(res);
+  return parse<T>(res);
 }
 
 /** Who this tab is: `local` or `paired` (with its folder); a bad credential throws `unauthorized`. */

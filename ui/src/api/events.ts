@@ -5,7 +5,7 @@ import { call } from "./client";
 export type EventHandler = (kind: string, data: Record<string, unknown>) => void;
 
 /** The kinds the app listens to. */
-const KINDS = ["document.changed", "resource.changed", "project.changed", "run.changed", "selection.changed", "activity.changed", "run.output", "grant.changed", "requirements.progress", "console.changed", "kernel.changed"];
+const KINDS = ["document.changed", "resource.changed", "project.changed", "run.changed", "selection.changed", "activity.changed", "run.output", "grant.changed", "requirements.progress", "console.changed", "kernel.changed", "conversation.changed"];
 
 /**
  * One stream per tab. `start` takes `observation.snapshot` (its cursor is taken before the

@@ -3,6 +3,7 @@
 import { CONSOLE_REQUIRED, type ConsoleOps } from "../console/ops";
 import { WORK_REQUIRED, type WorkOps } from "../work/ops";
 import { NOTEBOOK_REQUIRED, type NotebookOps } from "../notebook/ops";
+import { CONVERSATION_REQUIRED, type ConversationOps } from "../conversation/ops";
 
 export interface ProjectListing {
   id: string;
@@ -194,7 +195,7 @@ export interface ObjectReadReply {
 }
 
 /** Every operation the app calls: its request and its reply. */
-export interface Ops extends WorkOps, ConsoleOps, NotebookOps {
+export interface Ops extends WorkOps, ConsoleOps, NotebookOps, Omit<ConversationOps, "conversation.decide"> {
   "project.list": { req: Record<string, never>; res: { projects: ProjectListing[] } };
   "project.create": { req: { name: string }; res: ProjectRef };
   "project.open": { req: { path: string }; res: ProjectRef };
@@ -261,6 +262,7 @@ export const REQUIRED: { [K in OpName]: string[] } = {
   ...WORK_REQUIRED,
   ...CONSOLE_REQUIRED,
   ...NOTEBOOK_REQUIRED,
+  ...CONVERSATION_REQUIRED,
   "project.list": [],
   "project.create": ["name"],
   "project.open": ["path"],

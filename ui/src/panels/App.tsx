@@ -23,6 +23,7 @@ const RunsPanel = lazy(() => import("./Runs").then((m) => ({ default: m.RunsPane
 const AgentPanel = lazy(() => import("./Agent").then((m) => ({ default: m.AgentPanel })));
 const ConsolePanel = lazy(() => import("./Console").then((m) => ({ default: m.ConsolePanel })));
 const NotebookPanel = lazy(() => import("./Notebook").then((m) => ({ default: m.NotebookPanel })));
+const ConversationsPanel = lazy(() => import("./Conversations").then((m) => ({ default: m.ConversationsPanel })));
 const MediaPanel = lazy(() => import("./Media").then((m) => ({ default: m.MediaPanel })));
 
 const LAST_PROJECT = "rho.project";
@@ -243,6 +244,7 @@ export function App() {
       work("agent", "Agent", () => <AgentPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
       work("console", "Console", () => <ConsolePanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
       work("notebook", "Notebook", () => <NotebookPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
+      work("conversations", "Conversations", () => <ConversationsPanel key={selected} projectId={selected} paired={me?.kind === "paired"} />);
     }
     return list;
   }, [projects, selected, laidOut, files, histories, refresh, openFile, openHistory, revision, me]);

@@ -1,0 +1,132 @@
+//! The message box: Enter sends, Shift+Enter is a new line; the backend choice for a new conversation; Stop while a message runs; `unavailable` shown with its install command.
+
+import { forwardRef, useRef, useState, type KeyboardEvent } from "react";
+import { ApiError } from "../api/errors";
+import { bodyKey, draftFor, type Draft } from "./model";
+import { callConversation } from "./ops";
+import type { Backend, Conversation, Message } from "./ops";
+import { message, missingOf, retrying, type Missing } from "./send";
+import { BACKEND_NAME, backendName } from "./words";
+
+export interface ComposerProps {
+  projectId: string;
+  conversation: Conversation | null;
+  running: Message | null;
+  onStarted: (c: Conversation, m: Message) => void;
+  onSent: (m: Message) => void;
+  onNote: (n: string) => void;
+}
+
+export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer({ projectId, conversation, running, onStarted, onSent, onNote }, box) {
+  const [text, setText] = useState("");
+  const [backend, setBackend] = useState<Backend>("claude");
+  // Claude Code opens in Auto unless the person chooses; "default" is its mode that asks before commands and edits.
+  const [ask, setAsk] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [stopping, setStopping] = useState(false);
+  const [missing, setMissing] = useState<Missing | null>(null);
+  const draft = useRef<Draft | null>(null);
+  const agent = conversation ? backendName(conversation.backend) : BACKEND_NAME[backend];
+  const blocked = running !== null || conversation?.state === "needs-choice";
+
+  const send = async () => {
+    if (!text.trim() || busy || blocked) return;
+    const mode = !conversation && backend === "claude" && ask ? "default" : null;
+    const target = conversation ? conversation.conversationId : `new:${backend}:${mode ?? ""}`;
+    // The same body keeps its changeId, so sending again after a lost reply sends nothing twice.
+    draft.current = draftFor(draft.current, bodyKey(target, text), () => `conv-${crypto.randomUUID()}`);
+    const changeId = draft.current.changeId;
+    setBusy(true);
+    setMissing(null);
+    onNote(`Sending to ${agent}…`);
+    try {
+      if (conversation) {
+        const r = await retrying(() => callConversation("conversation.send", { projectId, conversationId: conversation.conversationId, changeId, text }));
+        onSent(r.message);
+      } else {
+        const r = await retrying(() => callConversation("conversation.start", { projectId, changeId, text, backend, ...(mode ? { mode } : {}) }));
+        onStarted(r.conversation, r.message);
+      }
+      draft.current = null;
+      setText("");
+      onNote(`Sent to ${agent}.`);
+    } catch (e) {
+      const m = missingOf(e);
+      if (m) setMissing(m);
+      onNote(e instanceof ApiError ? `Not sent: ${message(e)}` : `Not sent (no answer from Rho): ${message(e)}. Send again: the same message is not sent twice.`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const stop = async () => {
+    if (!conversation) return;
+    setStopping(true);
+    onNote(`Asking ${agent} to stop…`);
+    try {
+      const r = await callConversation("conversation.stop", { projectId, conversationId: conversation.conversationId });
+      onSent(r.message);
+      onNote(r.message.state === "running" ? `${agent} has not confirmed the stop yet.` : `${agent} stopped.`);
+    } catch (e) {
+      onNote(`Stop refused: ${message(e)}`);
+    } finally {
+      setStopping(false);
+    }
+  };
+
+  const keys = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing) return;
+    e.preventDefault();
+    void send();
+  };
+
+  const help = running
+    ? `${agent} is answering; the next message waits for it (or stop it).`
+    : conversation?.state === "needs-choice"
+      ? "This conversation cannot continue its Agent session; see above."
+      : "Enter sends, Shift+Enter starts a new line.";
+  return (
+    <div className="cv-composer">
+      {!conversation && (
+        <fieldset className="cv-backend">
+          <legend>Agent for the new conversation</legend>
+          {(Object.keys(BACKEND_NAME) as Backend[]).map((b) => (
+            <label key={b} className="cv-radio">
+              <input type="radio" name="cv-backend" value={b} checked={backend === b} onChange={() => setBackend(b)} /> {BACKEND_NAME[b]}
+            </label>
+          ))}
+          {backend === "claude" && (
+            <label className="cv-radio">
+              <input type="checkbox" checked={ask} onChange={(e) => setAsk(e.target.checked)} /> Ask me before each command and edit (instead of Auto)
+            </label>
+          )}
+          {backend === "codex" && <p className="muted small">Codex opens in its own auto-review mode.</p>}
+        </fieldset>
+      )}
+      <label htmlFor="cv-box">{conversation ? `Message to ${agent}` : `First message to ${agent}`}</label>
+      <textarea id="cv-box" ref={box} rows={2} value={text} aria-describedby="cv-box-help" onChange={(e) => setText(e.target.value)} onKeyDown={keys} />
+      <p id="cv-box-help" className="muted small">
+        {help}
+      </p>
+      <div className="toolbar cv-actions">
+        <button type="button" onClick={() => void send()} disabled={busy || blocked || !text.trim()}>
+          Send
+        </button>
+        {running && (
+          <button type="button" onClick={() => void stop()} disabled={stopping}>
+            Stop
+          </button>
+        )}
+      </div>
+      {missing && (
+        <div role="alert" className="cv-missing" data-testid="cv-missing">
+          <p>
+            {agent} cannot start here: {missing.missing.join(", ")} {missing.missing.length === 1 ? "is" : "are"} not installed. Rho installs nothing by itself; to install,
+            run:
+          </p>
+          {missing.install ? <pre className="cv-install">{missing.install}</pre> : <p>{missing.message}</p>}
+        </div>
+      )}
+    </div>
+  );
+});

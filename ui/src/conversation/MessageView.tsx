@@ -1,0 +1,73 @@
+//! One message: the person's prompt, the Agent's parts, the permission it waits on (or what earlier ones came to), its end in words, and decisions once it ended.
+
+import type { Decision, Message, Permission } from "./ops";
+import { Decide, Decisions } from "./Decide";
+import { Parts } from "./Parts";
+import { PermissionCard } from "./PermissionCard";
+import { backendName, messageState, permissionOutcome, when, who } from "./words";
+
+export interface MessageProps {
+  projectId: string;
+  conversationId: string;
+  backend: string;
+  m: Message;
+  paired: boolean;
+  onPermission: (p: Permission) => void;
+  onDecided: (messageId: string, d: Decision) => void;
+  reread: () => void;
+  focusBox: () => void;
+}
+
+const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function cutWords(cut: NonNullable<Message["cut"]>): string {
+  const bits: string[] = [];
+  if (cut.textBytes) bits.push(`${cut.textBytes.toLocaleString("en")} bytes of text`);
+  if (cut.steps) bits.push(`${cut.steps} step${cut.steps === 1 ? "" : "s"}`);
+  if (cut.outputs) bits.push(`the output of ${cut.outputs} command${cut.outputs === 1 ? "" : "s"}`);
+  return bits.length ? `A limit dropped ${bits.join(", ")} from this record.` : "";
+}
+
+export function MessageView({ projectId, conversationId, backend, m, paired, onPermission, onDecided, reread, focusBox }: MessageProps) {
+  const agent = backendName(backend);
+  const pending = m.state === "running" ? m.permissions.filter((p) => p.state === "pending") : [];
+  const settled = m.permissions.filter((p) => !pending.includes(p));
+  const domId = `cv-msg-${m.messageId.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  return (
+    <article className={`cv-message cv-m-${m.state}`} aria-labelledby={`${domId}-h`} data-testid="cv-message">
+      <h3 id={`${domId}-h`} className="cv-who">
+        {capital(who(m.sentBy))} <span className="muted small">{when(m.sentAt)}</span>
+      </h3>
+      <div className="cv-prompt">{m.text}</div>
+      {m.contexts.length > 0 && <p className="muted small">With {m.contexts.length === 1 ? "1 context" : `${m.contexts.length} contexts`}: {m.contexts.join(", ")}</p>}
+      <div className="cv-answer">
+        <p className="cv-agent">{agent}</p>
+        <Parts parts={m.parts} />
+        {m.parts.length === 0 && m.state === "running" && <p className="muted">Waiting for the first words…</p>}
+        {settled.length > 0 && (
+          <ul className="cv-asked" aria-label="Permissions asked">
+            {settled.map((p) => (
+              <li key={p.requestId}>
+                Asked: {p.title}: {permissionOutcome(p)}
+              </li>
+            ))}
+          </ul>
+        )}
+        {pending.map((p) => (
+          <PermissionCard key={p.requestId} projectId={projectId} conversationId={conversationId} permission={p} agent={agent} onChosen={onPermission} onStale={reread} returnFocus={focusBox} />
+        ))}
+      </div>
+      <p className={`cv-end${m.state === "unknown" ? " cv-unknown" : ""}`} data-testid="cv-state">
+        {m.state === "running" ? <span className="muted">{messageState(m)}</span> : <strong>{messageState(m)}</strong>}
+        {m.endedAt && m.state === "ended" ? <span className="muted small"> {when(m.endedAt)}</span> : null}
+      </p>
+      {m.cut && <p className="muted small">{cutWords(m.cut)}</p>}
+      {m.state === "ended" && (
+        <>
+          <Decisions decisions={m.decisions} />
+          <Decide projectId={projectId} conversationId={conversationId} m={m} paired={paired} onDecided={(d) => onDecided(m.messageId, d)} />
+        </>
+      )}
+    </article>
+  );
+}
