@@ -67,6 +67,10 @@ mod tests {
                 "console.stop",
                 "context.list",
                 "context.read",
+                "conversation.list",
+                "conversation.permission",
+                "conversation.read",
+                "conversation.stop",
                 "document.changes",
                 "document.close",
                 "document.history",
@@ -76,6 +80,7 @@ mod tests {
                 "kernel.plot",
                 "kernel.read",
                 "kernel.stop",
+                "project.work.read",
                 "resource.list",
                 "resource.read",
             ]

@@ -13,7 +13,8 @@ fn interrupt_keeps_values(language: Language, set: &str, sleep: &str, read: &str
     let mut s = Live::start(language);
     assert_eq!(s.run(set).outcome, CellOutcome::Done);
     let cell = s.send(sleep);
-    std::thread::sleep(Duration::from_millis(500));
+    // Interrupt once the cell runs (a SIGINT before the runner read it would only wake its read).
+    s.until_printed(cell, "sleeping", Duration::from_secs(20));
     let t = std::time::Instant::now();
     s.session.interrupt().unwrap();
     let c = s.collect(cell, Duration::from_secs(10));
@@ -31,7 +32,13 @@ fn interrupt_keeps_values(language: Language, set: &str, sleep: &str, read: &str
 
 #[test]
 fn interrupting_r_sys_sleep_keeps_the_session_and_its_values() {
-    interrupt_keeps_values(Language::R, "x <- 42", "Sys.sleep(30)", "x", "[1] 42\n");
+    interrupt_keeps_values(
+        Language::R,
+        "x <- 42",
+        "cat('sleeping\\n'); Sys.sleep(30)",
+        "x",
+        "[1] 42\n",
+    );
 }
 
 #[test]
@@ -39,7 +46,7 @@ fn interrupting_python_time_sleep_keeps_the_session_and_its_values() {
     interrupt_keeps_values(
         Language::Python,
         "x = 42",
-        "import time\ntime.sleep(30)",
+        "import time\nprint('sleeping', flush=True)\ntime.sleep(30)",
         "print(x)",
         "42\n",
     );

@@ -124,6 +124,27 @@ impl Live {
         self.collect(cell, Duration::from_secs(60))
     }
 
+    /// Waits until `cell` printed `text` (its code has started running); the events read meanwhile
+    /// are dropped.
+    pub fn until_printed(&mut self, cell: u64, text: &str, within: Duration) {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let e = self
+                .events
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("cell {cell} did not print {text:?} within {within:?}"));
+            if let SessionEvent::Output {
+                cell: c, text: t, ..
+            } = &e
+            {
+                if *c == cell && t.contains(text) {
+                    return;
+                }
+            }
+        }
+    }
+
     pub fn collect(&mut self, cell: u64, within: Duration) -> Cell {
         let deadline = Instant::now() + within;
         let mut events = Vec::new();
