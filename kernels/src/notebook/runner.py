@@ -7,6 +7,7 @@ import io
 import json
 import linecache
 import os
+import signal
 import sys
 import threading
 import traceback
@@ -16,6 +17,11 @@ import warnings
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _here)
 import rho_inspect  # noqa: E402  (the runner's own second file, next to it)
+
+# Interrupt is SIGINT to the runner's group. Python installs KeyboardInterrupt only when SIGINT
+# was not ignored at its start, and a service started in the background (nohup, `&` without job
+# control) passes SIGINT ignored: install it explicitly.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 sys.path.remove(_here)
 # Like `python -c`: the working directory (the project folder) comes first on the path.
