@@ -3,8 +3,10 @@
 //! against the scripted model; the project's `project.work.read` shows what the relay recorded,
 //! across a restart of the service, and never a prompt's text. Run serially (`scripts/test`).
 
+use crate::support::agents::runtimes_or_skip;
 use crate::support::env::Env;
 use crate::support::service::rho;
+use rho_actors::agent::conversation::Backend;
 use rho_mock_model::isolation::{cli_env, installed, Cli};
 use rho_mock_model::MockModel;
 use serde_json::{json, Value};
@@ -131,29 +133,6 @@ fn work_until(env: &Env, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
     }
 }
 
-fn skip_unless_installed(test: &str, cli: Cli) -> bool {
-    let i = installed();
-    let cli_path = match cli {
-        Cli::Claude => &i.claude,
-        Cli::Codex => &i.codex,
-    };
-    let missing: Vec<String> = [&i.node, cli_path]
-        .iter()
-        .filter(|p| !p.is_file())
-        .map(|p| p.display().to_string())
-        .chain((!i.adapters.is_dir()).then(|| i.adapters.display().to_string()))
-        .collect();
-    if missing.is_empty() {
-        return false;
-    }
-    assert!(
-        std::env::var_os("RHO_REQUIRE_AGENTS").is_none(),
-        "missing {missing:?}; run bash mcp/tests/setup.sh"
-    );
-    eprintln!("SKIP {test}: missing {missing:?}; run bash mcp/tests/setup.sh");
-    true
-}
-
 /// One prompt that runs a command: the steps and stop reason are recorded, the text is not.
 fn prompt_runs_a_command(client: &mut Client, session: &str, word: &str) -> Value {
     client.request(
@@ -164,7 +143,7 @@ fn prompt_runs_a_command(client: &mut Client, session: &str, word: &str) -> Valu
 
 #[test]
 fn claude_through_the_relay_is_recorded_across_a_service_restart_and_never_its_prompts() {
-    if skip_unless_installed("relay-claude", Cli::Claude) {
+    if runtimes_or_skip("relay-claude", Backend::ClaudeAgentAcp).is_none() {
         return;
     }
     let mut env = Env::start(&[], None, "relay-claude");
@@ -245,7 +224,7 @@ fn claude_through_the_relay_is_recorded_across_a_service_restart_and_never_its_p
 
 #[test]
 fn codex_through_the_relay_records_its_session_and_stop_reason() {
-    if skip_unless_installed("relay-codex", Cli::Codex) {
+    if runtimes_or_skip("relay-codex", Backend::CodexAcp).is_none() {
         return;
     }
     let env = Env::start(&[], None, "relay-codex");
