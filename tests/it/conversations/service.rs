@@ -52,9 +52,15 @@ fn a_plain_answer_is_kept_and_the_same_change_id_sends_nothing() {
         c.mock.requests().len() > asked,
         "the second message reached the model"
     );
-    let settled = c.mock.requests().len();
+    // Claude Code may still make a side request of its own after the turn ended: wait for quiet.
+    let quiet = std::time::Duration::from_secs(2);
+    let settled = c.mock.settled(quiet, std::time::Duration::from_secs(30));
     c.send(&conv, "c2", "Say hello again");
-    assert_eq!(c.mock.requests().len(), settled, "a resend sends nothing");
+    assert_eq!(
+        c.mock.settled(quiet, std::time::Duration::from_secs(30)),
+        settled,
+        "a resend sends nothing"
+    );
     let list = c.env.local("conversation.list", json!({})).1;
     let all = list["value"]["conversations"].as_array().unwrap();
     assert_eq!(all.len(), 1, "{list}");

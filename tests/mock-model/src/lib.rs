@@ -89,6 +89,23 @@ impl MockModel {
         lock(&self.seen).requests.clone()
     }
 
+    /// Waits until no request has arrived for `quiet` (at most `max` in all) and returns how many
+    /// there were: a CLI's own side requests (a title, a quota check) may follow a turn's end.
+    pub fn settled(&self, quiet: std::time::Duration, max: std::time::Duration) -> usize {
+        let start = std::time::Instant::now();
+        let mut count = self.requests().len();
+        let mut since = std::time::Instant::now();
+        while since.elapsed() < quiet && start.elapsed() < max {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let now = self.requests().len();
+            if now != count {
+                count = now;
+                since = std::time::Instant::now();
+            }
+        }
+        count
+    }
+
     /// The `host:port` of every CONNECT (or absolute-URL request) the proxy refused.
     pub fn connect_attempts(&self) -> Vec<String> {
         lock(&self.seen).connects.clone()
