@@ -416,8 +416,8 @@ impl Signals {
     }
 }
 
-/// Selected owners that no operation of this build belongs to (annotations, console and kernel
-/// until their issues land): selecting them enables nothing, and a start says so.
+/// Selected owners that no operation of this build belongs to (annotations until its issue
+/// lands): selecting them enables nothing, and a start says so.
 fn not_built(selection: &Selection) -> Vec<rho_actors::owners::Owner> {
     let ops = rho_actors::contract::registry::all();
     selection
