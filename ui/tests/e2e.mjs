@@ -93,15 +93,6 @@ try {
   await noOverflow(page, "1600");
   await page.screenshot({ path: join(artifacts, "app-1600x900.png") });
 
-  // F6 moves between the regions (header, the dockview groups).
-  await page.keyboard.press("F6");
-  const first = await page.evaluate(() => document.activeElement?.closest("[data-region], .dv-groupview")?.className ?? null);
-  await page.keyboard.press("F6");
-  const second = await page.evaluate(() => document.activeElement?.closest("[data-region], .dv-groupview")?.className ?? null);
-  check(first !== null && second !== null, "F6 lands in a region");
-  const regions = await page.evaluate(() => document.querySelectorAll("[data-region], .dv-groupview").length);
-  facts.f6_regions = regions;
-
   // Shared undo: Ctrl+Z reverts the newest change of any author (the Agent's) and says whose.
   await content.click();
   await page.keyboard.press("Control+z");

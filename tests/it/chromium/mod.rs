@@ -6,6 +6,7 @@ mod ui_console;
 mod ui_conversation;
 mod ui_data;
 mod ui_first;
+mod ui_layout;
 mod ui_live;
 mod ui_notebook;
 mod ui_work;

@@ -267,7 +267,7 @@ export function App() {
         </span>
       </header>
       <main data-region="main" aria-label="Workspace">
-        <Layout panels={panels} active={active} onActive={setActive} onClose={close} />
+        <Layout panels={panels} active={active} onActive={setActive} onClose={close} memory={selected && laidOut === selected ? selected : null} />
       </main>
     </div>
   );
