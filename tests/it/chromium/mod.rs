@@ -9,4 +9,5 @@ mod ui_first;
 mod ui_layout;
 mod ui_live;
 mod ui_notebook;
+mod ui_projects;
 mod ui_work;
