@@ -10,4 +10,5 @@ mod ui_layout;
 mod ui_live;
 mod ui_notebook;
 mod ui_projects;
+mod ui_resize;
 mod ui_work;
