@@ -48,6 +48,15 @@ describe("the remembered docked layout", () => {
     expect(d.activeGroup).toBeUndefined();
   });
 
+  it("shows the app's active panel in its group, and makes that group the active one", () => {
+    const d = fitDock(JSON.stringify(saved()), all, "agent")!;
+    const right = (d.grid.root.data as { data: unknown }[])[1] as { data: { data: { activeView: string; id: string } }[] };
+    expect(right.data[0]!.data.activeView).toBe("agent");
+    expect(d.activeGroup).toBe("2");
+    // A panel the layout does not hold changes nothing.
+    expect(fitDock(JSON.stringify(saved()), all, "console")!.activeGroup).toBe("3");
+  });
+
   it("refuses what it cannot use: not JSON, another shape, another component, floating groups, nothing left", () => {
     expect(fitDock(null, all)).toBeNull();
     expect(fitDock("{not json", all)).toBeNull();

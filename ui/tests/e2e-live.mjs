@@ -382,6 +382,10 @@ try {
   // The tab measured is the one in front: a background tab's animation frames are throttled,
   // and the editor lays out in one.
   await a.bringToFront();
+  // What the first of the reloads asks the service (a hidden panel that mounts shows here).
+  const asked = [];
+  const onAsk = (r) => r.url().includes("/api/v2/") && asked.push(r.url().split("/api/v2/")[1].split("?")[0]);
+  a.on("request", onAsk);
   const loads = [];
   const walls = [];
   for (let i = 0; i < 5; i++) {
@@ -398,6 +402,8 @@ try {
     loads.push(Math.round(await at.jsonValue()));
     walls.push(Date.now() - start);
   }
+  a.off("request", onAsk);
+  facts.first_render_requests = [...new Set(asked)].sort();
   loads.sort((x, y) => x - y);
   walls.sort((x, y) => x - y);
   facts.first_render_ms = loads;

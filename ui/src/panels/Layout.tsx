@@ -120,10 +120,10 @@ export function Layout(props: LayoutProps) {
 }
 
 /** The remembered layout of `project`, fit to the panels open now (null: none, or unusable, which is forgotten). */
-function remembered(project: string, panels: PanelSpec[]): SavedDock | null {
+function remembered(project: string, panels: PanelSpec[], active: string): SavedDock | null {
   try {
     const raw = localStorage.getItem(dockKey(project));
-    const fit = fitDock(raw, new Set(panels.map((p) => p.id)));
+    const fit = fitDock(raw, new Set(panels.map((p) => p.id)), active);
     if (raw !== null && fit === null) localStorage.removeItem(dockKey(project));
     return fit;
   } catch {
@@ -170,7 +170,7 @@ function Docked({ panels, active, onActive, onClose, memory }: LayoutProps) {
     if (!api) return;
     if (memory !== null && shown.current !== memory) {
       shown.current = memory;
-      const saved = remembered(memory, panels);
+      const saved = remembered(memory, panels, active);
       if (saved) {
         restoring.current = true;
         try {

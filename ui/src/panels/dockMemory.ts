@@ -36,9 +36,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * not dockview's shape, a panel of another component, floating or popout groups, which this app
  * never makes, or nothing left). Panels that are no longer open are taken out of their groups; a
  * group left empty goes, and a branch left empty goes with it. Panels open now that the layout
- * does not name are not added here: the caller adds them where new panels go.
+ * does not name are not added here: the caller adds them where new panels go. The panel the app
+ * shows (`active`) is its group's active view and that group the active one, so the restore
+ * mounts no other panel of that group first.
  */
-export function fitDock(raw: string | null, open: ReadonlySet<string>): SavedDock | null {
+export function fitDock(raw: string | null, open: ReadonlySet<string>, active: string | null = null): SavedDock | null {
   if (raw === null) return null;
   let v: unknown;
   try {
@@ -60,16 +62,18 @@ export function fitDock(raw: string | null, open: ReadonlySet<string>): SavedDoc
     if (!isObject(p["params"]) || p["params"]["id"] !== id) return null;
     if (open.has(id)) panels[id] = p as SavedDock["panels"][string];
   }
-  const root = prune(grid["root"] as unknown as GridNode, new Set(Object.keys(panels)));
+  const root = prune(grid["root"] as unknown as GridNode, new Set(Object.keys(panels)), active);
   if (!root || root.type !== "branch") return null;
   if (Object.keys(panels).length === 0) return null;
   const out = { ...(v as unknown as SavedDock), grid: { ...(grid as unknown as SavedDock["grid"]), root }, panels };
-  if (out.activeGroup !== undefined && !groupIds(root).includes(out.activeGroup)) delete out.activeGroup;
+  const shown = active === null ? undefined : groupOf(root, active);
+  if (shown !== undefined) out.activeGroup = shown;
+  else if (out.activeGroup !== undefined && !groupIds(root).includes(out.activeGroup)) delete out.activeGroup;
   return out;
 }
 
-/** `node` with only the views in `keep`; `null` when nothing is left (a malformed node is `undefined`: unusable). */
-function prune(node: GridNode, keep: ReadonlySet<string>): GridNode | null | undefined {
+/** `node` with only the views in `keep` (`active` its group's active view); `null` when nothing is left (a malformed node is `undefined`: unusable). */
+function prune(node: GridNode, keep: ReadonlySet<string>, active: string | null): GridNode | null | undefined {
   if (!isObject(node)) return undefined;
   if (node.type === "leaf") {
     const d = node.data;
@@ -77,18 +81,31 @@ function prune(node: GridNode, keep: ReadonlySet<string>): GridNode | null | und
     const leaf = d as unknown as LeafData;
     const views = leaf.views.filter((x) => typeof x === "string" && keep.has(x));
     if (views.length === 0) return null;
-    const activeView = leaf.activeView !== undefined && views.includes(leaf.activeView) ? leaf.activeView : views[0];
+    const activeView = active !== null && views.includes(active) ? active : leaf.activeView !== undefined && views.includes(leaf.activeView) ? leaf.activeView : views[0];
     return { ...node, data: { ...leaf, views, activeView } };
   }
   if (node.type !== "branch" || !Array.isArray(node.data)) return undefined;
   const children: GridNode[] = [];
   for (const c of node.data as GridNode[]) {
-    const p = prune(c, keep);
+    const p = prune(c, keep, active);
     if (p === undefined) return undefined;
     if (p !== null) children.push(p);
   }
   // A branch the pruning left empty goes; a root branch with one leaf stays a branch (dockview's shape).
   return children.length === 0 ? null : { ...node, data: children };
+}
+
+/** The id of the group holding `panel`, if any. */
+function groupOf(node: GridNode, panel: string): string | undefined {
+  if (node.type === "leaf") {
+    const d = node.data as LeafData;
+    return d.views.includes(panel) ? d.id : undefined;
+  }
+  for (const c of node.data as GridNode[]) {
+    const g = groupOf(c, panel);
+    if (g !== undefined) return g;
+  }
+  return undefined;
 }
 
 function groupIds(node: GridNode): string[] {
