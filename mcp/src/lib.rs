@@ -3,6 +3,7 @@
 //! loop that consumes the MCP client (`agent/`).
 
 pub mod adapter;
+pub mod agent;
 pub mod cli;
 pub mod client;
 pub mod model;
