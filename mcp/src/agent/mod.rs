@@ -20,6 +20,6 @@ pub use desk::RoundTrip;
 pub use events::{AgentEvent, FormAsk, SamplingQuestion, StepEnd, StepStart, ToolSource, TurnEnd};
 pub use ledger::{Ledger, Spend, Totals, MCP_SAMPLING, TURN};
 pub use project::{GrantTools, ProjectOutcome, ProjectTools};
-pub use prompt::RHO_SYSTEM;
+pub use prompt::SYSTEM_PROMPT;
 pub use session::{AgentError, NativeSession, NativeSetup, DEFAULT_MAX_STEPS};
 pub use surfaces::{Doctor, McpHealth, ProviderHealth};

@@ -258,7 +258,7 @@ impl NativeSession {
         if let Some(t) = self.turn.take() {
             let _ = t.await;
         }
-        drop(self.ctx);
+        self.ctx.tools.mcp = None;
         if let Some(rt) = self.runtime.take() {
             match Arc::try_unwrap(rt) {
                 Ok(rt) => rt.shutdown().await,
@@ -267,5 +267,13 @@ impl NativeSession {
                 }
             }
         }
+    }
+}
+
+impl Drop for NativeSession {
+    /// A session dropped without `shutdown` still stops its running turn (no model request or
+    /// tool call goes on for nobody); its servers close as the runtime drops.
+    fn drop(&mut self) {
+        self.desk.current().cancel.cancel();
     }
 }

@@ -122,6 +122,12 @@ impl NativeSession {
         }
     }
 
+    /// Changes after a server re-listed its tools, prompts or resources (the panel re-reads
+    /// them then); `None` without servers.
+    pub fn lists_changed(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.runtime.as_ref().map(|r| r.lists_changed())
+    }
+
     /// Every server's resources, then its templates (no round trip).
     pub fn resources(&self) -> Vec<ResourceEntry> {
         self.runtime

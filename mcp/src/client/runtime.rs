@@ -66,6 +66,7 @@ pub struct McpRuntime {
     registry: Registry,
     opts: StartOptions,
     max_output_bytes: usize,
+    lists_changed: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl McpRuntime {
@@ -76,6 +77,7 @@ impl McpRuntime {
         if enabled.is_empty() {
             return None;
         }
+        let lists_changed = Arc::new(tokio::sync::watch::Sender::new(0));
         let mut tasks = tokio::task::JoinSet::new();
         for (idx, cfg) in enabled.into_iter().enumerate() {
             let copts = opts.connect.clone();
@@ -94,7 +96,13 @@ impl McpRuntime {
         let slots: Vec<Slot> = results
             .into_iter()
             .map(|(_, cfg, result)| match result {
-                Ok(session) => Slot::Live(live_server(cfg, session, opts.ping_interval, opts.connect.startup_budget)),
+                Ok(session) => Slot::Live(live_server(
+                    cfg,
+                    session,
+                    opts.ping_interval,
+                    opts.connect.startup_budget,
+                    Arc::clone(&lists_changed),
+                )),
                 Err(e) => {
                     tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "MCP server disabled for this session");
                     Slot::Failed {
@@ -124,7 +132,13 @@ impl McpRuntime {
             registry,
             opts,
             max_output_bytes: config.max_output_bytes,
+            lists_changed,
         })
+    }
+
+    /// A receiver that changes after any server's tools, prompts or resources were re-listed.
+    pub fn lists_changed(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.lists_changed.subscribe()
     }
 
     /// Every enabled server's slot, in config order.
@@ -167,11 +181,14 @@ impl McpRuntime {
     /// tools stay listed under their exported name (a call fails with the reason).
     pub fn tools(&self) -> Vec<ToolSpec> {
         let mut out = Vec::new();
+        // One snapshot per server per call, not one per tool (this runs every model request).
+        let mut states: std::collections::HashMap<usize, LiveState> =
+            std::collections::HashMap::new();
         for (exported, r) in self.registry.iter() {
             let Some(live) = self.live(r.server) else {
                 continue;
             };
-            let state = live.snapshot();
+            let state = states.entry(r.server).or_insert_with(|| live.snapshot());
             let spec = match state.tools.iter().find(|t| t.name == r.tool) {
                 Some(t) => ToolSpec {
                     name: exported.clone(),
@@ -245,6 +262,7 @@ fn live_server(
     mut session: Session,
     ping: Duration,
     refresh_budget: Duration,
+    lists_changed: Arc<tokio::sync::watch::Sender<u64>>,
 ) -> Arc<LiveServer> {
     let state = LiveState {
         tools: std::mem::take(&mut session.tools),
@@ -274,6 +292,7 @@ fn live_server(
         state: Mutex::new(state),
         closing: std::sync::atomic::AtomicBool::new(false),
         refresh_budget,
+        lists_changed,
         session: tokio::sync::Mutex::new(Some(session)),
     });
     spawn_watchers(&live, list_rx, live_list_tx, listen);

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use rho_mcp::agent::{AgentEvent, RHO_SYSTEM, TURN};
+use rho_mcp::agent::{AgentEvent, SYSTEM_PROMPT, TURN};
 use rho_mcp::model::{
     load_model_config, parse_model_config, resolve_key, store_key, Api, ApiKey, ModelSetupError,
 };
@@ -51,7 +51,7 @@ async fn a_text_answer_streams_on_each_provider_api_with_its_usage() {
                 .unwrap()
                 .to_owned(),
         };
-        assert!(system.starts_with(RHO_SYSTEM), "{api:?}");
+        assert!(system.starts_with(SYSTEM_PROMPT), "{api:?}");
         assert!(
             system.contains("<mcp-server-instructions server=\"ev\">"),
             "{api:?}: {system}"

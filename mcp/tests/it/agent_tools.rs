@@ -139,6 +139,7 @@ async fn a_revised_tool_reaches_the_next_turn_and_an_added_one_waits_for_a_resta
         false,
     )
     .await;
+    let mut changes = s.lists_changed().unwrap();
     let t = turn(&mut s, "[[tool: mcp__py__reshape]]").await;
     // The server mirrors its string result as structuredContent, which the model reads first.
     assert!(
@@ -160,6 +161,10 @@ async fn a_revised_tool_reaches_the_next_turn_and_an_added_one_waits_for_a_resta
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(revised, "the server's list change arrived");
+    tokio::time::timeout(Duration::from_secs(5), changes.changed())
+        .await
+        .expect("the change is announced")
+        .unwrap();
     let t = turn(&mut s, "[[tool: mcp__py__echo|{\"text\": \"x\"}]]").await;
     assert!(t.text.contains("echo2: x"), "{}", t.text);
     let offered = &turn_requests(&mock)[2];
