@@ -91,7 +91,9 @@ impl ToolSet {
                 let title = rt
                     .server(&r.server_id)
                     .and_then(|l| {
-                        l.snapshot()
+                        l.state
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
                             .tools
                             .iter()
                             .find(|t| t.name == r.tool)

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::model::{Event, Message, ModelClient, Part, Request, StopReason, ToolCall, ToolResult};
+use crate::model::{
+    Event, Message, ModelClient, ModelStream, Part, Request, StopReason, ToolCall, ToolResult,
+};
 
 use super::desk::{Current, Desk, RoundTrip};
 use super::events::{AgentEvent, TurnEnd};
@@ -73,13 +75,16 @@ async fn steps(
             );
         }
         step += 1;
-        let request = Request {
+        // The transcript is lent to the request while its body is encoded, never copied.
+        let mut request = Request {
             system: ctx.system.clone(),
-            messages: transcript.clone(),
+            messages: std::mem::take(&mut *transcript),
             tools: ctx.tools.defs(),
             max_tokens: ctx.client.config().max_tokens,
         };
-        let (text, calls, outcome, sent) = answer(ctx, message, request, cancel).await;
+        let stream = ctx.client.stream(&request);
+        *transcript = std::mem::take(&mut request.messages);
+        let (text, calls, outcome, sent) = answer(ctx, message, stream, cancel).await;
         let parsed = Instant::now();
         if let (Some((then, calls)), Some(sent)) = (previous.take(), sent) {
             ctx.desk.round_trip(RoundTrip {
@@ -128,10 +133,9 @@ type Answered = (
 async fn answer(
     ctx: &TurnCtx,
     message: u64,
-    request: Request,
+    mut stream: ModelStream,
     cancel: &CancellationToken,
 ) -> Answered {
-    let mut stream = ctx.client.stream(request);
     let mut text = String::new();
     let mut calls = Vec::new();
     loop {

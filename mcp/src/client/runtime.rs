@@ -181,14 +181,13 @@ impl McpRuntime {
     /// tools stay listed under their exported name (a call fails with the reason).
     pub fn tools(&self) -> Vec<ToolSpec> {
         let mut out = Vec::new();
-        // One snapshot per server per call, not one per tool (this runs every model request).
-        let mut states: std::collections::HashMap<usize, LiveState> =
-            std::collections::HashMap::new();
         for (exported, r) in self.registry.iter() {
             let Some(live) = self.live(r.server) else {
                 continue;
             };
-            let state = states.entry(r.server).or_insert_with(|| live.snapshot());
+            // Read under the lock: this runs for every model request, and a snapshot would
+            // clone the server's prompts and resources too.
+            let state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
             let spec = match state.tools.iter().find(|t| t.name == r.tool) {
                 Some(t) => ToolSpec {
                     name: exported.clone(),

@@ -152,39 +152,42 @@ impl ModelClient {
         }
     }
 
-    /// Starts a request; its answer arrives on the returned stream.
-    pub fn stream(&self, req: Request) -> ModelStream {
+    /// Starts a request (its body is encoded now, so the caller keeps `req`); the answer
+    /// arrives on the returned stream.
+    pub fn stream(&self, req: &Request) -> ModelStream {
         let (tx, rx) = mpsc::unbounded_channel();
+        let cfg = &self.inner.cfg;
+        let body = match cfg.api {
+            Api::Anthropic => anthropic::body(&cfg.model, req),
+            Api::Responses => responses::body(&cfg.model, req),
+            Api::Chat => chat::body(&cfg.model, req),
+        };
+        let body = serde_json::to_vec(&body).map_err(|e| ModelError::Decode(e.to_string()));
         let client = self.clone();
         let sent = Arc::new(std::sync::OnceLock::new());
         let mark = Arc::clone(&sent);
-        let task = tokio::spawn(async move { client.run(req, tx, &mark).await });
+        let task = tokio::spawn(async move {
+            match body {
+                Ok(body) => client.run(&body, tx, &mark).await,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            }
+        });
         ModelStream { rx, task, sent }
     }
 
     async fn run(
         &self,
-        req: Request,
+        body: &[u8],
         tx: mpsc::UnboundedSender<Result<Event, ModelError>>,
         sent: &std::sync::OnceLock<std::time::Instant>,
     ) {
         let cfg = &self.inner.cfg;
-        let body = match cfg.api {
-            Api::Anthropic => anthropic::body(&cfg.model, &req),
-            Api::Responses => responses::body(&cfg.model, &req),
-            Api::Chat => chat::body(&cfg.model, &req),
-        };
-        let body = match serde_json::to_vec(&body) {
-            Ok(b) => b,
-            Err(e) => {
-                let _ = tx.send(Err(ModelError::Decode(e.to_string())));
-                return;
-            }
-        };
         let mut attempt = 0;
         sent.get_or_init(std::time::Instant::now);
         loop {
-            match self.send(&body).await {
+            match self.send(body).await {
                 Ok(resp) => {
                     self.decode(resp, &tx).await;
                     return;
@@ -321,7 +324,7 @@ impl ModelClient {
         system: Option<String>,
         user: String,
     ) -> Result<(String, Usage), ModelError> {
-        let mut stream = self.stream(Request {
+        let mut stream = self.stream(&Request {
             system: system.unwrap_or_default(),
             messages: vec![Message::User(vec![Part::Text(user)])],
             tools: Vec::new(),
