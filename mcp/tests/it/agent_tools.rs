@@ -1,7 +1,7 @@
 //! Rho's own agent calling MCP tools of real servers through the scripted model: a rendered
 //! result read back by the model, an image that reaches it only as a descriptor, tool calls on
-//! Chat Completions, a revised and an added tool mid-session, and cancel during a long call
-//! (the server receives `notifications/cancelled`).
+//! Chat Completions, a revised and an added tool mid-session, cancel during a long call (the
+//! server receives `notifications/cancelled`), and server-filesystem within its allow list.
 
 use std::time::{Duration, Instant};
 
@@ -232,5 +232,52 @@ async fn cancelling_during_a_long_tool_call_tells_the_server_and_the_next_turn_w
     assert!(matches!(transcript.last(), Some(Message::Tool(r)) if r[0].is_error));
     let t = turn(&mut s, "still there?").await;
     assert_eq!(t.stop(), "end_turn");
+    s.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_filesystem_server_reads_a_file_for_the_model_within_its_allow_list() {
+    let mock = mock();
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(root.join("notes.txt"), "the answer is 42\n").unwrap();
+    let text = format!(
+        "[mcp.servers.fs]\ntransport = \"stdio\"\ncommand = {}\nargs = [{}]\n[mcp.servers.fs.tools]\nallow = [\"read_text_file\", \"list_directory\"]\n",
+        q(&crate::peers::filesystem()),
+        q(&root)
+    );
+    let mut s = session(Api::Chat, &mock, &text, false).await;
+    let path = root.join("notes.txt");
+    let t = turn(
+        &mut s,
+        &format!(
+            "[[tool: mcp__fs__read_text_file|{}]]",
+            serde_json::json!({"path": path})
+        ),
+    )
+    .await;
+    assert_eq!(t.stop(), "end_turn", "{:?}", t.end);
+    assert!(t.text.contains("the answer is 42"), "{}", t.text);
+    let title = t
+        .events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::ToolStarted { step, .. } => Some(step.title.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(title, "Read Text File", "the server's title is the card's");
+    let mut offered: Vec<String> = turn_requests(&mock)[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    offered.sort();
+    assert_eq!(
+        offered,
+        ["mcp__fs__list_directory", "mcp__fs__read_text_file"],
+        "only the allowed tools"
+    );
     s.shutdown().await;
 }
