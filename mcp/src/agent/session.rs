@@ -138,6 +138,10 @@ impl NativeSession {
     /// Starts a turn with the person's message (text, a resolved prompt, attachments); its
     /// number is returned and its events follow on [`next`](Self::next).
     pub fn prompt(&mut self, input: Vec<Part>) -> Result<u64, AgentError> {
+        let empty = |p: &Part| matches!(p, Part::Text(t) if t.trim().is_empty());
+        if input.iter().all(empty) {
+            return Err(AgentError::Prompt("the message is empty".to_owned()));
+        }
         if self.ctx.busy.swap(true, Ordering::SeqCst) {
             return Err(AgentError::Busy);
         }

@@ -128,6 +128,11 @@ async fn cancelling_while_the_answer_streams_drops_the_request_and_the_next_turn
     let message = s
         .prompt(vec![rho_mcp::model::Part::Text("[[slow]]".into())])
         .unwrap();
+    assert_eq!(
+        s.prompt(vec![rho_mcp::model::Part::Text("meanwhile".into())]),
+        Err(rho_mcp::agent::AgentError::Busy),
+        "one turn at a time"
+    );
     let started = Instant::now();
     let mut words = 0;
     let end = loop {
@@ -154,6 +159,13 @@ async fn cancelling_while_the_answer_streams_drops_the_request_and_the_next_turn
         started.elapsed()
     );
     assert!(!s.running());
+    assert!(
+        matches!(
+            s.prompt(vec![rho_mcp::model::Part::Text("  ".into())]),
+            Err(rho_mcp::agent::AgentError::Prompt(_))
+        ),
+        "an empty message starts no turn"
+    );
     let t = turn(&mut s, "and now?").await;
     assert_eq!((t.stop(), t.text.as_str()), ("end_turn", PLAIN));
     s.shutdown().await;
