@@ -18,6 +18,7 @@ mod agent_index;
 mod agent_mcp;
 #[cfg(feature = "test-owner")]
 mod agent_mcp_contract;
+mod agent_native;
 #[cfg(feature = "test-owner")]
 mod agent_stale;
 mod capabilities;

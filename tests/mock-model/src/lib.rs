@@ -26,6 +26,8 @@ pub(crate) struct Seen {
     pub requests: Vec<Value>,
     pub connects: Vec<String>,
     pub log: Option<PathBuf>,
+    /// How often each `[[flaky: N]]` text has been asked.
+    pub flaky: std::collections::HashMap<String, u32>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Seen>>;
@@ -118,6 +120,14 @@ impl MockModel {
             .filter_map(|r| r["headers"]["user-agent"].as_str().map(str::to_string))
             .collect()
     }
+}
+
+/// Whether this ask of a `[[flaky: N]]` text fails (the first `n` asks of the same text do).
+pub(crate) fn flaky_fails(seen: &Shared, text: &str, n: u32) -> bool {
+    let mut seen = lock(seen);
+    let count = seen.flaky.entry(text.to_string()).or_insert(0);
+    *count += 1;
+    *count <= n
 }
 
 /// A fresh number for message, item and call ids.
