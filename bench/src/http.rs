@@ -76,6 +76,11 @@ pub struct Rho {
 impl Rho {
     /// Starts the release `rho` (`$RHO_BIN`, else `target/release/rho`).
     pub fn start(dir: &Path) -> Rho {
+        Rho::start_with_env(dir, &[])
+    }
+
+    /// [`Rho::start`] with more environment for the service.
+    pub fn start_with_env(dir: &Path, env: &[(String, String)]) -> Rho {
         let bin = std::env::var_os("RHO_BIN")
             .map(PathBuf::from)
             .unwrap_or_else(|| {
@@ -92,6 +97,7 @@ impl Rho {
             .arg("--port")
             .arg("0")
             .env("RUST_LOG", "error")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

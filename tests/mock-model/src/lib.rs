@@ -26,6 +26,8 @@ pub(crate) struct Seen {
     pub requests: Vec<Value>,
     pub connects: Vec<String>,
     pub log: Option<PathBuf>,
+    /// Each streamed text delta when it was written (for latency benchmarks).
+    pub emitted: Vec<(std::time::Instant, String)>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Seen>>;
@@ -109,6 +111,11 @@ impl MockModel {
     /// The `host:port` of every CONNECT (or absolute-URL request) the proxy refused.
     pub fn connect_attempts(&self) -> Vec<String> {
         lock(&self.seen).connects.clone()
+    }
+
+    /// Every streamed text delta with the instant it was written to the CLI's connection.
+    pub fn emitted(&self) -> Vec<(std::time::Instant, String)> {
+        lock(&self.seen).emitted.clone()
     }
 
     /// The `user-agent` headers of the model requests, in order.

@@ -78,6 +78,10 @@ pub struct ReadReply {
     pub path: String,
     /// The last 10 transactions' authors.
     pub authors: Vec<AuthorOut>,
+    /// Set when the file changed on disk under unsaved changes (written outside Rho, by an
+    /// Agent's own tools say): the disk's digest, or `deleted`. Saving then needs the choice to
+    /// overwrite (`baseDigest`).
+    pub changed_on_disk: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
