@@ -78,9 +78,7 @@ pub struct ReadReply {
     pub path: String,
     /// The last 10 transactions' authors.
     pub authors: Vec<AuthorOut>,
-    /// Set when the file changed on disk under unsaved changes (written outside Rho, by an
-    /// Agent's own tools say): the disk's digest, or `deleted`. Saving then needs the choice to
-    /// overwrite (`baseDigest`).
+    /// The disk's digest (or `deleted`) when the file changed under unsaved changes.
     pub changed_on_disk: Option<String>,
 }
 
