@@ -21,6 +21,11 @@ impl Conn {
         })
     }
 
+    /// The service's port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// POSTs `body` to `path`; returns the status and the body.
     pub fn post(
         &mut self,

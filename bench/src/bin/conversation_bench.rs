@@ -1,8 +1,9 @@
 //! Conversation benchmark (issue 17): the time from `conversation.send` to the first streamed
 //! text on the event stream, and the latency of each streamed update, through Rho driving the
 //! real Claude Code (claude-agent-acp), next to the same adapter driven directly by a minimal
-//! ACP client in the same run, both against the scripted model endpoint. Rho's added latency is
-//! the difference of the medians.
+//! ACP client in the same run, both against the scripted model endpoint. The direct session is
+//! opened as Rho opens its own (the same initialize, the project folder, a grant's Rho MCP server,
+//! the instructions), so the difference of the medians is what Rho adds.
 //!
 //! Usage: `cargo build --release && cargo run --release -p rho-bench --bin conversation_bench`
 //! (`RHO_BIN` names another `rho`; the CLIs and adapters come from `bash mcp/tests/setup.sh`,
@@ -14,6 +15,7 @@
 // A bench driver aborts on any failure: a half-measured run must not print a figure.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use rho_actors::agent::conversation::driver::INSTRUCTIONS;
 use rho_bench::http::{Conn, Rho};
 use rho_bench::{machine_line, scratch};
 use rho_mock_model::isolation::{cli_env, installed, Cli};
@@ -147,6 +149,7 @@ fn direct(
     mock: &MockModel,
     env: &[(String, String)],
     cwd: &std::path::Path,
+    mcp: Value,
     rounds: usize,
 ) -> (Vec<f64>, Vec<f64>) {
     let i = installed();
@@ -155,12 +158,17 @@ fn direct(
         .join("node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js");
     let mut d = Direct::start(&i.node, &entry, &i.claude, cwd, env);
     let mut none = Vec::new();
+    // The same initialize as Rho's own client (acp.rs / session.rs).
     let init = d.send(
         "initialize",
-        json!({"protocolVersion": 1, "clientCapabilities": {}}),
+        json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false, "_meta": {"terminal_output": true}}, "clientInfo": {"name": "rho-bench", "version": "0"}}),
     );
     d.answer(init, &mut none);
-    let new = d.send("session/new", json!({"cwd": cwd, "mcpServers": []}));
+    // The session Rho would open: the project folder, the project's Rho tools, the instructions.
+    let new = d.send(
+        "session/new",
+        json!({"cwd": cwd, "mcpServers": [mcp], "systemPrompt": {"mode": "append", "content": [{"type": "text", "text": INSTRUCTIONS}]}}),
+    );
     let session = d.answer(new, &mut none)["sessionId"]
         .as_str()
         .unwrap()
@@ -207,10 +215,17 @@ fn events(port: u16, project: &str) -> mpsc::Receiver<(Instant, Value)> {
     rx
 }
 
+/// POSTs `op`; a keep-alive connection the service closed while idle is opened again and the
+/// request resent (every write here carries a changeId, so a resend is answered, not redone).
 fn post(c: &mut Conn, token: Option<&str>, op: &str, body: &Value) -> Value {
-    let (status, bytes) = c
-        .post(&format!("/api/v2/{op}"), token, &body.to_string())
-        .unwrap();
+    let path = format!("/api/v2/{op}");
+    let (status, bytes) = match c.post(&path, token, &body.to_string()) {
+        Ok(r) => r,
+        Err(_) => {
+            *c = Conn::open(c.port()).unwrap();
+            c.post(&path, token, &body.to_string()).unwrap()
+        }
+    };
     let v: Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(status, 200, "{op}: {v}");
     v["value"].clone()
@@ -234,17 +249,9 @@ fn deltas(rx: &mpsc::Receiver<(Instant, Value)>, mid: &str, until: &str) -> Vec<
 }
 
 /// The Rho side: the same prompts through `conversation.start`/`send` and the event stream.
-fn through_rho(mock: &MockModel, env: &[(String, String)], rounds: usize) -> (Vec<f64>, Vec<f64>) {
-    let dir = scratch("conversation-bench");
-    let rho = Rho::start_with_env(&dir, env);
+fn through_rho(mock: &MockModel, rho: &Rho, pid: &str, rounds: usize) -> (Vec<f64>, Vec<f64>) {
     let mut c = Conn::open(rho.port).unwrap();
-    let project = post(
-        &mut c,
-        Some(&rho.token),
-        "project.create",
-        &json!({"name": "bench"}),
-    );
-    let pid = project["id"].as_str().unwrap().to_string();
+    let pid = pid.to_string();
     let rx = events(rho.port, &pid);
     std::thread::sleep(Duration::from_millis(300)); // the subscription is open before the first send
     let started = post(
@@ -320,9 +327,6 @@ fn main() {
     let dir = scratch("conversation-bench-model");
     let mock = MockModel::start(&dir).unwrap();
     let env = cli_env(Cli::Claude, &mock, &dir, &i.node, 2).unwrap();
-    let cwd = dir.join("direct");
-    std::fs::create_dir_all(&cwd).unwrap();
-    let (direct_first, direct_words) = direct(&mock, &env, &cwd, rounds);
     let mut rho_env = env.clone();
     let d = |p: &std::path::Path| p.display().to_string();
     rho_env.extend([
@@ -330,7 +334,27 @@ fn main() {
         ("RHO_ACP_ADAPTERS".to_string(), d(&i.adapters)),
         ("RHO_CLAUDE".to_string(), d(&i.claude)),
     ]);
-    let (rho_first, rho_words) = through_rho(&mock, &rho_env, rounds);
+    let rho = Rho::start_with_env(&scratch("conversation-bench"), &rho_env);
+    let mut c = Conn::open(rho.port).unwrap();
+    let project = post(
+        &mut c,
+        Some(&rho.token),
+        "project.create",
+        &json!({"name": "bench"}),
+    );
+    let pid = project["id"].as_str().unwrap().to_string();
+    let cwd = std::path::PathBuf::from(project["path"].as_str().unwrap());
+    // The direct client's session gets what Rho gives its own: a grant's Rho MCP server.
+    let granted = post(
+        &mut c,
+        Some(&rho.token),
+        "session.grant",
+        &json!({"projectId": pid, "session": "bench-direct"}),
+    );
+    let m = &granted["mcp"];
+    let mcp = json!({"name": m["name"], "command": m["command"], "args": m["args"], "env": []});
+    let (direct_first, direct_words) = direct(&mock, &env, &cwd, mcp, rounds);
+    let (rho_first, rho_words) = through_rho(&mock, &rho, &pid, rounds);
     println!("machine: {}", machine_line());
     let agent = mock
         .user_agents()
