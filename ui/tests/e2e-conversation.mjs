@@ -79,7 +79,7 @@ await inChromium(failures, async (browser) => {
   // Stop while text streams: Stop is offered while running; the message ends as stopped.
   await box.fill("[[slow]]");
   await box.press("Enter");
-  await until("the slow answer starts streaming", async () => (await last().locator(".cv-text").count()) > 0);
+  await until("the slow answer starts streaming", async () => (await messages.count()) === 3 && ((await last().locator(".cv-text").textContent().catch(() => "")) ?? "").includes("word1"));
   await page.getByRole("button", { name: "Stop", exact: true }).click();
   await until("the message is stopped", async () => (await state()).startsWith("stopped"), 30000);
   facts.stopped = await state();
