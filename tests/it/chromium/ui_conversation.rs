@@ -50,7 +50,10 @@ fn the_conversations_panel_streams_asks_and_stops() {
         "{read}"
     );
     let stopped = crate::support::conversations::text(&messages[2]);
-    assert!(stopped.starts_with("word1 "), "what streamed before the stop is kept: {read}");
+    assert!(
+        stopped.starts_with("word1 "),
+        "what streamed before the stop is kept: {read}"
+    );
     let decisions = messages[0]["decisions"].as_array().unwrap();
     let kinds: Vec<&str> = decisions
         .iter()
