@@ -2,7 +2,6 @@
 //! versions it kept) and the contexts a message names: each must exist in the project, and its
 //! frozen content is given to the Agent as explicit context.
 
-use super::conversations::parse_id;
 use super::data::project;
 use super::services::{mailbox, spec, Services};
 use crate::envelope::ApiError;
@@ -58,6 +57,11 @@ pub(super) async fn contexts(
         return Err(ApiError::limit("conversations.maxMessageBytes", max));
     }
     Ok(Some(out))
+}
+
+/// A conversation id of a request.
+pub(super) fn parse_id(field: &str, text: &str) -> Result<Uuid, ApiError> {
+    Uuid::parse_str(text).map_err(|_| ApiError::invalid(Some(field), "not a conversation id"))
 }
 
 async fn decide(s: &Services, ctx: &Ctx, req: DecideRequest) -> Result<DecideReply, ApiError> {

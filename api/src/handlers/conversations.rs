@@ -2,7 +2,7 @@
 //! (the project's Rho MCP tools through `rho --mcp`), send one message with its contexts'
 //! content, render the record (`conversation.decide` and the contexts: `conversation_more.rs`).
 
-use super::conversation_more::contexts;
+use super::conversation_more::{contexts, parse_id};
 use super::data::project;
 use super::services::{mailbox, Services};
 use super::sessions::access;
@@ -62,10 +62,6 @@ fn conversation_id(project: &str, change_id: &str) -> Uuid {
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
     uuid::Builder::from_custom_bytes(bytes).into_uuid()
-}
-
-pub(super) fn parse_id(field: &str, text: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(text).map_err(|_| ApiError::invalid(Some(field), "not a conversation id"))
 }
 
 fn message_text(s: &Services, text: &str, change_id: &str) -> Result<(), ApiError> {

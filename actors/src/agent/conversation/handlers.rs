@@ -8,6 +8,7 @@ use super::entity::{
     ConvReply, ConversationCommand, ConversationEntity, ConversationEvent, DecisionRecord, Info,
     MessageState, Original,
 };
+pub use super::port::LearnConversation;
 use super::port::ServicePort;
 use crate::child::{Execute, Query};
 use crate::entity::CommandContext;
@@ -51,14 +52,6 @@ pub struct DecideMessage {
     pub message_id: String,
     pub decision: DecisionRecord,
     pub ctx: CommandContext,
-}
-
-/// The driver's facts about a conversation.
-#[derive(Message)]
-#[rtype(result = "Result<(), ActorError>")]
-pub struct LearnConversation {
-    pub conversation_id: Uuid,
-    pub events: Vec<ConversationEvent>,
 }
 
 /// One conversation (`not_found` if there is none).

@@ -6,6 +6,7 @@
 pub mod acp;
 pub mod cli;
 pub mod contract;
+mod control;
 pub mod driver;
 pub mod entity;
 #[cfg(test)]

@@ -5,7 +5,6 @@
 
 use super::driver::{Answer, Port};
 use super::entity::KeptFile;
-use super::handlers::LearnConversation;
 use crate::documents::handlers::ReloadBuffers;
 use crate::entity::CommandContext;
 use crate::error::ActorError;
@@ -17,6 +16,14 @@ use crate::Principal;
 use actix::prelude::*;
 use std::path::PathBuf;
 use uuid::Uuid;
+
+/// The driver's facts about a conversation (the project actor journals them: `handlers.rs`).
+#[derive(Message)]
+#[rtype(result = "Result<(), ActorError>")]
+pub struct LearnConversation {
+    pub conversation_id: Uuid,
+    pub events: Vec<super::entity::ConversationEvent>,
+}
 
 /// The port of one conversation in the service.
 pub struct ServicePort {

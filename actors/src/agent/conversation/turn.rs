@@ -3,7 +3,7 @@
 //! step and wall-time caps, the buffers reloaded after a step, and at its end the files it
 //! kept, what limits cut and how it ended.
 
-use super::driver::{Control, Live, Port, Setup};
+use super::control::{needs_choice, Control, Live, Port, Setup};
 use super::entity::{ConversationEvent, Cut, Permission};
 use super::kept::{self, Scan};
 use super::record::ToolStep;
@@ -150,11 +150,7 @@ async fn finish(
     facts: &mut Vec<ConversationEvent>,
 ) -> bool {
     if let TurnEvent::Unresumable(why) = &ended {
-        facts.extend(super::driver::needs_choice(
-            s.session_id(),
-            why,
-            &t.message_id,
-        ));
+        facts.extend(needs_choice(s.session_id(), why, &t.message_id));
         return true;
     }
     let lost = matches!(ended, TurnEvent::Lost);
