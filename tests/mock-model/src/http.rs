@@ -133,12 +133,21 @@ pub(crate) fn serve(mut stream: TcpStream, seen: &Shared) {
                 text.len()
             )
         }
-        Reply::Sse(events) => write_sse(&mut stream, events),
+        Reply::Sse(events) => write_sse(&mut stream, events, seen),
     };
     let _ = stream.flush();
 }
 
-fn write_sse(stream: &mut TcpStream, events: Vec<Event>) -> std::io::Result<()> {
+/// The text a streamed event carries (Anthropic's `text_delta`, OpenAI's `output_text.delta`).
+fn delta_text(data: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(data).ok()?;
+    v["delta"]["text"]
+        .as_str()
+        .or_else(|| (v["type"] == "response.output_text.delta").then(|| v["delta"].as_str())?)
+        .map(str::to_string)
+}
+
+fn write_sse(stream: &mut TcpStream, events: Vec<Event>, seen: &Shared) -> std::io::Result<()> {
     write!(
         stream,
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nrequest-id: req_mock\r\nconnection: close\r\n\r\n"
@@ -153,6 +162,11 @@ fn write_sse(stream: &mut TcpStream, events: Vec<Event>) -> std::io::Result<()> 
         }
         write!(stream, "data: {}\n\n", e.data)?;
         stream.flush()?;
+        if let Some(text) = delta_text(&e.data) {
+            crate::lock(seen)
+                .emitted
+                .push((std::time::Instant::now(), text));
+        }
     }
     Ok(())
 }

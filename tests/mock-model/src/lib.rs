@@ -28,6 +28,8 @@ pub(crate) struct Seen {
     pub log: Option<PathBuf>,
     /// How often each `[[flaky: N]]` text has been asked.
     pub flaky: std::collections::HashMap<String, u32>,
+    /// Each streamed text delta when it was written (for latency benchmarks).
+    pub emitted: Vec<(std::time::Instant, String)>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Seen>>;
@@ -111,6 +113,11 @@ impl MockModel {
     /// The `host:port` of every CONNECT (or absolute-URL request) the proxy refused.
     pub fn connect_attempts(&self) -> Vec<String> {
         lock(&self.seen).connects.clone()
+    }
+
+    /// Every streamed text delta with the instant it was written to the CLI's connection.
+    pub fn emitted(&self) -> Vec<(std::time::Instant, String)> {
+        lock(&self.seen).emitted.clone()
     }
 
     /// The `user-agent` headers of the model requests, in order.
