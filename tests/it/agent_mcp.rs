@@ -43,7 +43,10 @@ fn an_edit_refused_stale_for_its_version_keeps_the_cached_contract() {
     let (file, _) = grant_file(&env, "vs");
     let summary = run("version_stale", &file, "auto", &["v.txt"]);
     assert_eq!(summary["stale"]["currentVersion"], 2, "{summary}");
-    assert_eq!(summary["version"], 3, "the next edit went through: {summary}");
+    assert_eq!(
+        summary["version"], 3,
+        "the next edit went through: {summary}"
+    );
 }
 
 #[test]
