@@ -15,6 +15,13 @@ local({
   # Frames go to stdout through a connection of their own, so a cell's sink() or capture.output()
   # never takes them.
   frames <- file("/dev/stdout", open = "w")
+  # What a cell prints goes to stdout as it is printed: R's own console stdout is block-buffered
+  # on a pipe (a cell's cat() before a Sys.sleep() would arrive only with its end). A fifo
+  # connection on the same pipe writes at once; it is the bottom sink, under any of the cell's own.
+  printed <- tryCatch(fifo("/dev/stdout", open = "w"), error = function(e) NULL, warning = function(w) NULL)
+  ensure_printed_sink <- function() {
+    if (!is.null(printed) && sink.number() == 0) sink(printed)
+  }
   answered <- FALSE
   emit <- function(x) {
     if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
@@ -148,6 +155,7 @@ local({
   }
   run_cell <- function(cell, code) {
     cur_cell <<- cell; cell_plots <<- 0L
+    ensure_printed_sink()
     exprs <- tryCatch(parse(text = code, keep.source = FALSE), error = function(e) e)
     outcome <- if (inherits(exprs, "error")) {
       out("error", paste0("Error: ", conditionMessage(exprs), "\n")); "error"
