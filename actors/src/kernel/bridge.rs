@@ -7,6 +7,7 @@ use super::decide::KernelCommand;
 use super::entity::KernelEntity;
 use super::events::KernelEvent;
 use super::live::{lock, not_run, session_ended, Live, LiveSessions};
+use super::store::keep_plot;
 use crate::child::{EntityActor, Execute};
 use crate::entity::CommandContext;
 use crate::events::EventBus;
@@ -25,6 +26,8 @@ pub(crate) struct Recorder {
     pub project_id: uuid::Uuid,
     /// Where kept plots live by digest (`.rho/plugins/kernel/plots/`).
     pub plots: PathBuf,
+    /// Where session folders are (`.rho/plugins/kernel/sessions/`).
+    pub sessions: PathBuf,
     /// maxEndedSessions: the oldest ended session records go past it.
     pub max_ended_sessions: u64,
 }
@@ -117,16 +120,6 @@ fn stream(s: rt::Stream) -> Stream {
     }
 }
 
-/// Copies a plot into the digest store; the record names it by digest.
-fn keep_plot(rec: &Recorder, plot: &rt::PlotFile) -> Result<(), std::io::Error> {
-    std::fs::create_dir_all(&rec.plots)?;
-    let target = rec.plots.join(format!("{}.png", plot.sha256));
-    if !target.exists() {
-        std::fs::copy(&plot.path, &target)?;
-    }
-    Ok(())
-}
-
 /// Runs on its own thread for the session's life: each batch of what is ready becomes one
 /// journal batch (consecutive output of a cell is one `kernel.cell-output`).
 pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionEvent>) {
@@ -141,6 +134,11 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                 Err(_) => break,
             }
         }
+        // A sweep of evicted plots waits until this batch's plot records are sent.
+        let _store = batch
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Plot { .. }))
+            .then(|| sessions.store.blocking_lock());
         let mut out: Vec<KernelEvent> = Vec::new();
         let mut pending: Option<(String, Vec<OutputChunk>)> = None;
         let mut free = false;
@@ -152,7 +150,7 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                 | SessionEvent::Plot { cell, .. }
                 | SessionEvent::PlotDropped { cell, .. }
                 | SessionEvent::CellEnded { cell, .. } => Some(*cell),
-                SessionEvent::Exited { .. } => None,
+                SessionEvent::Exited { .. } | SessionEvent::ReadingEnded => None,
             };
             let cell_id = cell.map(|no| {
                 ids.entry(no)
@@ -201,7 +199,7 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                     cell_id: id,
                     omitted_bytes,
                 }),
-                SessionEvent::Plot { plot, .. } => match keep_plot(&live.recorder, &plot) {
+                SessionEvent::Plot { plot, .. } => match keep_plot(&live.recorder.plots, &plot) {
                     Ok(()) => {
                         let replaces = plot.replaces.and_then(|r| {
                             let index = kept.get(&r.cell)?.iter().position(|p| *p == r.page)?;
@@ -228,6 +226,9 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                 SessionEvent::PlotDropped { note, .. } => {
                     out.push(KernelEvent::CellNote { cell_id: id, note })
                 }
+                // A reading the session was busy with ended (also one given up on): a cell
+                // queued meanwhile starts now.
+                SessionEvent::ReadingEnded => free = true,
                 SessionEvent::CellEnded {
                     outcome,
                     variables,
@@ -319,12 +320,15 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
             .iter()
             .any(|e| matches!(e, KernelEvent::CellEnded { .. }));
         live.recorder.record(out);
+        drop(_store);
         if ends {
             // After the records are in the child's mailbox: a peek queued now sees them.
             sessions.cell_ended.notify_waiters();
         }
         if exited {
             sessions.forget(live.language, &live.session_id);
+            // The batch that ended this session may have evicted the oldest ended ones.
+            super::store::sweep_sessions_blocking(&live.recorder);
             return;
         }
         if free {

@@ -28,6 +28,10 @@ pub enum KernelCommand {
         digest: InputDigest,
         purpose: Option<String>,
         limits: QueueLimits,
+        /// The live session this cell may start in at once (its slot is held for it): when
+        /// that session is live and no cell of the language runs or waits, the cell's start is
+        /// journaled with its arrival, one durable write before it runs (decision 0515).
+        start_in: Option<String>,
     },
     /// `kernel.interrupt`'s journal step.
     Interrupt { cell_id: String },
@@ -91,6 +95,7 @@ pub(crate) fn decide(
             digest,
             purpose,
             limits,
+            start_in,
         } => {
             let by = by(ctx);
             if let Some(key) = state.key(&by, change_id) {
@@ -150,6 +155,12 @@ pub(crate) fn decide(
                 purpose: purpose.clone(),
                 code: code.clone(),
             });
+            if let Some(sid) = start_in.as_ref().filter(|sid| free(state, *language, sid)) {
+                events.push(KernelEvent::CellStarted {
+                    cell_id: cell_id.clone(),
+                    session_id: sid.clone(),
+                });
+            }
             let next = after(state, &events, ctx);
             let cell = next
                 .cell(cell_id)
@@ -216,6 +227,17 @@ pub(crate) fn decide(
             })
         }
     }
+}
+
+/// Whether `session_id` is `language`'s live session and no cell of the language runs or
+/// waits in the record: a new cell is the next to run there.
+fn free(state: &KernelEntity, language: Language, session_id: &str) -> bool {
+    state
+        .live_session(language)
+        .is_some_and(|s| s.session_id == session_id && s.state == SessionState::Live)
+        && !state
+            .cells()
+            .any(|c| c.language == language && c.state != CellState::Ended)
 }
 
 /// maxEndedSessions: the records of the sessions that ended first go, once `events` would
