@@ -24,6 +24,7 @@ mod capabilities;
 mod chromium;
 mod console;
 mod console_drills;
+mod console_shell;
 mod contexts;
 mod conversations;
 mod core_host;
