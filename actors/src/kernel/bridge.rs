@@ -15,8 +15,9 @@ use actix::prelude::*;
 use rho_kernels::notebook::{self as rt, SessionEvent};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Journals what a session reports as Rho's own records and announces `kernel.changed`.
 #[derive(Clone)]
@@ -120,6 +121,53 @@ fn stream(s: rt::Stream) -> Stream {
     }
 }
 
+/// How long output without an end is held for what follows it (decision 0515).
+const HOLD: Duration = Duration::from_millis(5);
+/// Events in one journal batch at most.
+const BATCH: usize = 512;
+
+/// Whether `e` ends something a caller waits for (a cell, the process, a reading).
+fn ends(e: &SessionEvent) -> bool {
+    matches!(
+        e,
+        SessionEvent::CellEnded { .. } | SessionEvent::Exited { .. } | SessionEvent::ReadingEnded
+    )
+}
+
+/// `first` and every event ready after it; output is held up to [`HOLD`] for what follows,
+/// so a cell's last output and its end (its listing takes a few ms) are one journal write
+/// instead of two in a row. An end is never held.
+fn gather(rx: &Receiver<SessionEvent>, first: SessionEvent) -> Vec<SessionEvent> {
+    let until = Instant::now() + HOLD;
+    let mut batch = vec![first];
+    while batch.len() < BATCH && !batch.last().is_some_and(ends) {
+        let next = match rx.try_recv() {
+            Ok(e) => Some(e),
+            Err(TryRecvError::Disconnected) => None,
+            Err(TryRecvError::Empty) => {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    None
+                } else {
+                    rx.recv_timeout(left).ok()
+                }
+            }
+        };
+        match next {
+            Some(e) => batch.push(e),
+            None => break,
+        }
+    }
+    // Whatever else is ready joins the batch, after an end too.
+    while batch.len() < BATCH {
+        match rx.try_recv() {
+            Ok(e) => batch.push(e),
+            Err(_) => break,
+        }
+    }
+    batch
+}
+
 /// Runs on its own thread for the session's life: each batch of what is ready becomes one
 /// journal batch (consecutive output of a cell is one `kernel.cell-output`).
 pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionEvent>) {
@@ -127,13 +175,7 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
     // The pages each cell kept, in order: a plot's index in its cell is its place here.
     let mut kept: HashMap<u64, Vec<u32>> = HashMap::new();
     while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
-        while batch.len() < 512 {
-            match rx.try_recv() {
-                Ok(e) => batch.push(e),
-                Err(_) => break,
-            }
-        }
+        let batch = gather(&rx, first);
         // A sweep of evicted plots waits until this batch's plot records are sent.
         let _store = batch
             .iter()

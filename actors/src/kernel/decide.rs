@@ -59,9 +59,16 @@ pub fn by(ctx: &CommandContext) -> String {
     ctx.principal.to_string()
 }
 
-/// What the entity would look like with `events` applied (for a reply built in `decide`).
-fn after(state: &KernelEntity, events: &[KernelEvent], ctx: &CommandContext) -> KernelEntity {
-    let mut next = state.clone();
+/// The sessions, the arrival counter and the cell `cell_id` (when it exists) with `events`
+/// applied: what a reply built in `decide` needs, without copying every cell's output (a
+/// `kernel.run` must not cost the whole notebook's size).
+fn after(
+    state: &KernelEntity,
+    events: &[KernelEvent],
+    ctx: &CommandContext,
+    cell_id: Option<&str>,
+) -> KernelEntity {
+    let mut next = state.part(cell_id);
     let meta = EventMeta {
         seq: 0,
         entity_seq: 0,
@@ -161,7 +168,7 @@ pub(crate) fn decide(
                     session_id: sid.clone(),
                 });
             }
-            let next = after(state, &events, ctx);
+            let next = after(state, &events, ctx, Some(cell_id));
             let cell = next
                 .cell(cell_id)
                 .cloned()
@@ -202,7 +209,7 @@ pub(crate) fn decide(
                         removed: None,
                         variables: None,
                     }];
-                    let next = after(state, &events, ctx);
+                    let next = after(state, &events, ctx, Some(cell_id));
                     let cell = next
                         .cell(cell_id)
                         .cloned()
@@ -254,7 +261,7 @@ fn evictions(
     {
         return Vec::new();
     }
-    let next = after(state, events, ctx);
+    let next = after(state, events, ctx, None);
     let mut ended: Vec<&SessionView> = next
         .sessions()
         .iter()
