@@ -38,6 +38,11 @@ pub struct GuardArgs {
     /// Write one byte to stdout once `guard.json` is written, then let stdout go.
     #[arg(long)]
     pub notify: bool,
+    /// Get ready, then wait for one byte on stdin (a pipe from the service) before starting the
+    /// command: the service says go once the command's record is durable, so the guard's own
+    /// start overlaps that write. End of input instead: the command is not started.
+    #[arg(long)]
+    pub wait_go: bool,
     /// The command text, given to the shell's `-c`.
     #[arg(last = true, required = true, value_name = "TEXT")]
     pub text: String,
@@ -135,6 +140,39 @@ fn pump(child: &mut Child, keep: &mut Keeper) -> Option<ExitStatus> {
     status.or_else(|| child.wait().ok())
 }
 
+/// Waits for the service's go: one byte on stdin. False: its end came first (the service
+/// went away, or its record was refused).
+fn go() -> bool {
+    let mut byte = [0u8; 1];
+    loop {
+        match std::io::stdin().read(&mut byte) {
+            Ok(1) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return false,
+        }
+    }
+}
+
+/// The service never said go: the command did not run, and the exit record says so.
+fn not_started(dir: &Path) -> ExitCode {
+    let record = ExitRecord {
+        exit_code: None,
+        signal: None,
+        ended_at_ms: rho_plumbing::time::now_ms(),
+        stdout_bytes: 0,
+        stderr_bytes: 0,
+        omitted_bytes: 0,
+        error: Some(
+            "not started: the service did not say go (it ended, or refused the record)".into(),
+        ),
+    };
+    let bytes = serde_json::to_vec(&record).unwrap_or_default();
+    match files::write_replace(&files::exit_path(dir), &bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
 fn fail_record(dir: &Path, why: String) -> ExitCode {
     eprintln!("rho core console-guard: {why}");
     let record = ExitRecord {
@@ -167,6 +205,9 @@ pub fn run(args: GuardArgs) -> ExitCode {
         Ok(f) => f,
         Err(e) => return fail_record(&dir, format!("cannot write its output file: {e}")),
     };
+    if args.wait_go && !go() {
+        return not_started(&dir);
+    }
     let spawned = Command::new(&shell)
         .arg("-c")
         .arg(&args.text)
