@@ -18,6 +18,13 @@ const START_WAIT: Duration = Duration::from_secs(10);
 /// Told when a guard this service started has ended (its exit record is then written).
 pub(crate) type GuardEnded = Arc<tokio::sync::Notify>;
 
+/// What a guard reported after go: its start, and its end when the command ended at once (or
+/// only the end, when the guard could not start the command).
+pub(crate) struct Launch {
+    pub started: Option<Started>,
+    pub ended: Option<Ended>,
+}
+
 /// A guard started ahead of its command's record: ready, waiting for go on its stdin.
 pub(crate) struct Prepared {
     child: std::process::Child,
@@ -47,11 +54,10 @@ pub(crate) fn prepare_guard(
 
 impl Prepared {
     /// The command's record is durable: the guard starts it. Waits for the byte the guard writes
-    /// once its guard record is written (or for its pipe to close, when it failed).
-    pub(crate) fn go(
-        mut self,
-        dir: &Path,
-    ) -> Result<(Result<Started, Ended>, GuardEnded), ActorError> {
+    /// once its guard record is written (and the exit record, when the command ended within the
+    /// guard's few ms of hold; or for its pipe to close, when it failed). Answers what the files
+    /// say: the start, the end, or both.
+    pub(crate) fn go(mut self, dir: &Path) -> Result<(Launch, GuardEnded), ActorError> {
         if let Some(mut go) = self.go.take() {
             use std::io::Write;
             let _ = go.write_all(b"g");
@@ -64,14 +70,16 @@ impl Prepared {
                 let _ = pipe.read(&mut [0u8; 1]);
             }
         }
-        let outcome = if let Some(g) = files::read_guard(dir) {
-            Ok(Ok(started(&g)))
-        } else if let Some(e) = files::read_exit(dir) {
-            Ok(Err(ended(&e)))
-        } else {
+        let launch = Launch {
+            started: files::read_guard(dir).map(|g| started(&g)),
+            ended: files::read_exit(dir).map(|e| ended(&e)),
+        };
+        let outcome = if launch.started.is_none() && launch.ended.is_none() {
             Err(ActorError::internal(
                 "the console guard did not report a start",
             ))
+        } else {
+            Ok(launch)
         };
         // Reap the guard when it ends (it is our child while this service lives), and say so.
         let ended_tx: GuardEnded = Arc::default();

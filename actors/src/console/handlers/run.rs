@@ -1,7 +1,7 @@
 //! `console.run`: check the folder, journal the command (identity, limits, eviction), start its
 //! guard exactly once (the record folder is created once), journal its start and follow it.
 
-use super::state::{one, AcceptCommand, LearnCommand};
+use super::state::{one, AcceptCommand, LearnEvents};
 use crate::console::entity::{CommandRecord, CommandState, ConsoleEvent};
 use crate::console::{follow, process};
 use crate::entity::CommandContext;
@@ -189,22 +189,26 @@ impl Handler<RunConsole> for ProjectActor {
                 Ok((o, g)) => (Ok(o), Some(g)),
                 Err(e) => (Err(e), None),
             };
-            let event = match outcome {
-                Ok(Ok(started)) => ConsoleEvent::Started {
-                    command_id: id.clone(),
-                    started,
-                },
-                Ok(Err(ended)) => ConsoleEvent::Ended {
-                    command_id: id.clone(),
-                    ended,
-                },
-                Err(e) => ConsoleEvent::Unknown {
+            let events = match outcome {
+                Ok(launch) => {
+                    let started = launch.started.map(|started| ConsoleEvent::Started {
+                        command_id: id.clone(),
+                        started,
+                    });
+                    let ended = launch.ended.map(|ended| ConsoleEvent::Ended {
+                        command_id: id.clone(),
+                        ended,
+                    });
+                    started.into_iter().chain(ended).collect()
+                }
+                Err(e) => vec![ConsoleEvent::Unknown {
                     command_id: id.clone(),
                     reason: e.to_string(),
-                },
+                }],
             };
+            // A start and an end learned together are one durable write.
             let after = me
-                .send(LearnCommand { event })
+                .send(LearnEvents { events })
                 .await
                 .map_err(|e| ActorError::internal(e.to_string()))??;
             if after.state == CommandState::Running {
