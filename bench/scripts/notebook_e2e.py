@@ -22,18 +22,28 @@ PYTHON = VENV_PY if os.path.exists(VENV_PY) else "python3"
 
 
 class Service:
-    """One kept-alive HTTP connection to the service, as the operator."""
+    """One kept-alive HTTP connection to the service, as the operator (opened again when the
+    service closed it while idle; every call here is safe to repeat: a changeId or a read)."""
 
     def __init__(self, url, token):
         u = urllib.parse.urlparse(url)
-        self.conn = http.client.HTTPConnection(u.hostname, u.port)
+        self.host, self.port = u.hostname, u.port
+        self.conn = http.client.HTTPConnection(self.host, self.port)
         self.token = token
 
     def call(self, op, body):
-        self.conn.request("POST", f"/api/v2/{op}", body=json.dumps(body),
-                          headers={"Authorization": f"Bearer {self.token}",
-                                   "Content-Type": "application/json"})
-        r = self.conn.getresponse()
+        for attempt in (1, 2):
+            try:
+                self.conn.request("POST", f"/api/v2/{op}", body=json.dumps(body),
+                                  headers={"Authorization": f"Bearer {self.token}",
+                                           "Content-Type": "application/json"})
+                r = self.conn.getresponse()
+                break
+            except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+                if attempt == 2:
+                    raise
+                self.conn.close()
+                self.conn = http.client.HTTPConnection(self.host, self.port)
         data = json.loads(r.read())
         if r.status != 200:
             raise RuntimeError(f"{op}: {r.status} {data}")

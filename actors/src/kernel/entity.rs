@@ -295,6 +295,7 @@ impl Entity for KernelEntity {
                 }
                 if let (Some(sid), Some((list, omitted))) = (session, variables) {
                     let cell = cell_id.clone();
+                    let defined: std::collections::BTreeSet<&String> = defined.iter().collect();
                     if let Some(s) = self.session_mut(&sid) {
                         let before: BTreeMap<String, Option<String>> = s
                             .variables
