@@ -481,6 +481,7 @@ async fn generate(env: &Env) -> PathBuf {
                 digest: rho_actors::identity::input_digest(&json!({"code": "1+1"}), "changeId"),
                 purpose: Some("golden".into()),
                 limits: KERNEL_LIMITS,
+                start_in: None,
             },
             ctx(Principal::Agent("claude-code".into())),
         )
@@ -506,6 +507,7 @@ async fn generate(env: &Env) -> PathBuf {
                 digest: rho_actors::identity::input_digest(&json!({"code": "2"}), "changeId"),
                 purpose: None,
                 limits: KERNEL_LIMITS,
+                start_in: None,
             },
             ctx(Principal::Local),
         )
