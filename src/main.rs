@@ -59,7 +59,7 @@ fn main() -> ExitCode {
                 session: cli.serve.session.as_deref(),
                 expires: cli.serve.expires.as_deref(),
             }),
-            (None, None) => serve::run(&cli.serve),
+            (None, None) => serve::run(&cli.serve, cli.config.as_deref()),
         },
     }
 }

@@ -35,6 +35,8 @@ struct Plan {
     agent: Option<(String, std::path::PathBuf)>,
     /// `--agent-backend` / `RHO_AGENT_BACKEND`: the conversations' default backend.
     agent_backend: rho_actors::agent::conversation::Backend,
+    /// `--config`: the file Rho's own agent reads its model and MCP servers from.
+    config: Option<std::path::PathBuf>,
     _lock: File,
 }
 
@@ -111,15 +113,18 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         bound,
         agent: args.agent.clone().zip(args.project.clone()),
         agent_backend,
+        config: None,
         _lock: lock,
     })
 }
 
-pub(crate) fn run(args: &ServeArgs) -> ExitCode {
-    let plan = match plan(args) {
+/// Serves; `config` is the global `--config` (Rho's own agent reads its `[model]` and `[mcp]`).
+pub(crate) fn run(args: &ServeArgs, config: Option<&std::path::Path>) -> ExitCode {
+    let mut plan = match plan(args) {
         Ok(p) => p,
         Err(code) => return code,
     };
+    plan.config = config.map(std::path::Path::to_path_buf);
     let system = actix::System::new();
     system.block_on(serve(plan))
 }
@@ -142,6 +147,7 @@ async fn serve(plan: Plan) -> ExitCode {
         bound,
         agent,
         agent_backend,
+        config: agent_config,
         _lock,
     } = plan;
     // Installed before anything is announced, so a signal right after "ready" stops in order.
@@ -219,6 +225,7 @@ async fn serve(plan: Plan) -> ExitCode {
             &runtimes,
             agent_backend,
             &limits.conversations,
+            agent_config,
         ))
         .with_agent(crate::connect::start(
             &folders.state,

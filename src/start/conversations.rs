@@ -26,7 +26,7 @@ pub(crate) fn backend(option: Option<&str>) -> Result<Backend, String> {
     match chosen {
         None => Ok(Backend::ClaudeAgentAcp),
         Some(name) => parse_backend(&name).ok_or_else(|| {
-            format!("--agent-backend {name}: the backends are claude-agent-acp, codex-acp and claude-cli")
+            format!("--agent-backend {name}: the backends are claude-agent-acp, codex-acp, claude-cli and rho")
         }),
     }
 }
@@ -44,8 +44,15 @@ pub(crate) fn setup(
     runtimes: &Runtimes,
     default_backend: Backend,
     limits: &ConversationLimits,
+    config: Option<PathBuf>,
 ) -> ServiceSetup {
-    let setup = service_setup(state, runtimes, default_backend, limits);
+    let mut setup = service_setup(state, runtimes, default_backend, limits);
+    setup.native.config = config;
+    if default_backend == Backend::Rho {
+        if let Err(why) = setup.native.model() {
+            eprintln!("rho: the default backend is rho but {why}");
+        }
+    }
     let missing = setup.runtimes.missing_adapters();
     if !missing.is_empty() {
         eprintln!(
@@ -80,5 +87,6 @@ pub(crate) fn service_setup(
         turn: limits.into(),
         keep: limits.into(),
         stop_bound: STOP_BOUND,
+        native: Default::default(),
     }
 }

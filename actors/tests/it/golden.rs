@@ -12,9 +12,11 @@ use crate::support;
 
 use rho_actors::agent::conversation::driver::{Setup, INSTRUCTIONS};
 use rho_actors::agent::conversation::entity::{DecisionRecord, Info, MessageState, Original};
+use rho_actors::agent::conversation::entity::ConversationEvent;
 use rho_actors::agent::conversation::handlers::{
-    DecideMessage, ReadConversation, StartConversation,
+    DecideMessage, LearnConversation, ReadConversation, StartConversation,
 };
+use rho_actors::agent::conversation::ledger::SpendRecord;
 use rho_actors::agent::conversation::{Backend, RecordLimits, Runtimes};
 use rho_actors::agent::entity::{Activity, AgentCommand, Binding};
 use rho_actors::agent::handlers::{BindingWrite, RecordActivity};
@@ -636,6 +638,8 @@ async fn conversation_v8(p: &actix::Addr<rho_actors::project_actor::ProjectActor
             turn: Default::default(),
             keep: Default::default(),
             instructions: Some(INSTRUCTIONS.into()),
+            native: Default::default(),
+            grant_file: None,
         },
         context: None,
     })
@@ -656,6 +660,23 @@ async fn conversation_v8(p: &actix::Addr<rho_actors::project_actor::ProjectActor
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
+    // Rho's own agent's ledger entry (state format 9): per message and on the conversation.
+    p.send(LearnConversation {
+        conversation_id: id,
+        events: vec![ConversationEvent::Spent {
+            message_id: Some("golden-message".into()),
+            spend: SpendRecord {
+                purpose: "turn".into(),
+                server: None,
+                model: "golden-model".into(),
+                input_tokens: 10,
+                output_tokens: 5,
+            },
+        }],
+    })
+    .await
+    .unwrap()
+    .unwrap();
     p.send(DecideMessage {
         conversation_id: id,
         message_id: "golden-message".into(),

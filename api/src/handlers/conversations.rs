@@ -38,7 +38,18 @@ pub(super) fn setup(s: &Services) -> Result<&ServiceSetup, ApiError> {
 }
 
 /// `unavailable` naming what is missing and the one install command; nothing is installed.
+/// Rho's own agent: `unavailable` naming what its model is missing.
 fn check(setup: &ServiceSetup, backend: Backend) -> Result<(), ApiError> {
+    if backend == Backend::Rho {
+        return match setup.native.model() {
+            Ok(_) => Ok(()),
+            Err(why) => Err(ApiError::new(
+                Code::Unavailable,
+                why,
+                json!({"missing": ["model"]}),
+            )),
+        };
+    }
     match setup.runtimes.check(backend) {
         Ok(()) => Ok(()),
         Err(LaunchError::Unavailable {
@@ -81,8 +92,13 @@ fn message_text(s: &Services, text: &str, change_id: &str) -> Result<(), ApiErro
     Ok(())
 }
 
-/// The conversation's own grant: its MCP server entry for the adapter.
-async fn grant(s: &Services, project: Uuid, id: Uuid) -> Result<Vec<serde_json::Value>, ApiError> {
+/// The conversation's own grant: its MCP server entry for the adapter, and its connection
+/// file (Rho's own agent loads its project tools from it).
+async fn grant(
+    s: &Services,
+    project: Uuid,
+    id: Uuid,
+) -> Result<(Vec<serde_json::Value>, std::path::PathBuf), ApiError> {
     let granted = access(s)?
         .send(GrantAccess {
             project: ProjectRef::Id(project),
@@ -94,15 +110,16 @@ async fn grant(s: &Services, project: Uuid, id: Uuid) -> Result<Vec<serde_json::
         .await
         .map_err(mailbox)??;
     let m = granted.mcp;
-    Ok(vec![
-        json!({"name": m.name, "command": m.command, "args": m.args, "env": []}),
-    ])
+    Ok((
+        vec![json!({"name": m.name, "command": m.command, "args": m.args, "env": []})],
+        granted.connection_file,
+    ))
 }
 
 fn driver_setup(
     c: &ServiceSetup,
     backend: Backend,
-    mcp: Vec<serde_json::Value>,
+    (mcp, grant_file): (Vec<serde_json::Value>, std::path::PathBuf),
     mode: Option<String>,
 ) -> Setup {
     Setup {
@@ -116,6 +133,8 @@ fn driver_setup(
         turn: c.turn,
         keep: c.keep,
         instructions: Some(INSTRUCTIONS.to_string()),
+        native: c.native.clone(),
+        grant_file: (backend == Backend::Rho).then_some(grant_file),
     }
 }
 
@@ -171,8 +190,9 @@ async fn start(s: &Services, ctx: &Ctx, req: StartRequest) -> Result<StartReply,
     let c = setup(s)?;
     let backend = match req.backend.as_deref() {
         None => c.default_backend,
-        Some(name) => render::parse_backend(name)
-            .ok_or_else(|| ApiError::invalid(Some("backend"), "claude, codex or claude-cli"))?,
+        Some(name) => render::parse_backend(name).ok_or_else(|| {
+            ApiError::invalid(Some("backend"), "claude, codex, claude-cli or rho")
+        })?,
     };
     check(c, backend)?;
     let p = project(s, ctx, &req.project_id).await?;

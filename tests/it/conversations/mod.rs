@@ -8,6 +8,7 @@ mod context;
 mod decide;
 mod edits;
 mod limits;
+mod native;
 mod resume;
 mod service;
 
@@ -33,6 +34,7 @@ fn calls_rho_index(test: &str, backend: Backend, session: &str) {
     let cli = match backend {
         Backend::ClaudeAgentAcp | Backend::ClaudeCli => Cli::Claude,
         Backend::CodexAcp => Cli::Codex,
+        Backend::Rho => panic!("Rho's own agent has no CLI"),
     };
     let vars = cli_env(cli, &mock, env.work.path(), &runtimes.node, 2).unwrap();
     let runtimes = Runtimes {

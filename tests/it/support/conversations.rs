@@ -92,6 +92,44 @@ pub fn conv_env_with(
     })
 }
 
+/// Starts the service for `test` with Rho's own agent as the default backend (`--agent-backend
+/// rho`), its `--config` file's `[model]` on a fresh scripted model (no key; one quick retry)
+/// followed by `more` (an `[mcp]` table), and `RHO_HOME` in a scratch folder. No CLI is needed.
+pub fn native_env(test: &str, more: &str, args: &[&str]) -> ConvEnv {
+    let dir = tempfile::tempdir().unwrap();
+    let mock = MockModel::start(dir.path()).unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[model]\nprovider = \"anthropic\"\nbase_url = \"{}\"\nmodel = \"mock-model\"\napi_key = \"none\"\nmax_retries = 1\nretry_base_ms = 10\n\n{more}",
+            mock.base_url()
+        ),
+    )
+    .unwrap();
+    let home = dir.path().join("rho-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let vars = vec![("RHO_HOME".to_string(), home.display().to_string())];
+    let mut all: Vec<String> = vec![
+        "--config".into(),
+        config.display().to_string(),
+        "--agent-backend".into(),
+        "rho".into(),
+    ];
+    all.extend(args.iter().map(|a| a.to_string()));
+    let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let arg_refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    let env = Env::start_with_env(&arg_refs, &refs, None, test);
+    ConvEnv {
+        env,
+        mock,
+        vars,
+        home,
+        args: all,
+        _dir: dir,
+    }
+}
+
 impl ConvEnv {
     /// `conversation.start` as the local browser; asserts success and answers the reply.
     pub fn start(&self, change_id: &str, text: &str, extra: Value) -> Value {

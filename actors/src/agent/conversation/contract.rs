@@ -13,7 +13,8 @@ pub struct StartRequest {
     pub project_id: String,
     pub change_id: String,
     pub text: String,
-    /// `claude` (the default unless `--agent-backend` says otherwise) or `codex`.
+    /// `claude` (the default unless `--agent-backend` says otherwise), `codex`, `claude-cli`
+    /// or `rho` (Rho's own agent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
     /// The Agent's session mode to set (`default`, `acceptEdits`, `auto`, ...).
@@ -101,7 +102,7 @@ pub struct ListRequest {
 #[serde(rename_all = "camelCase")]
 pub struct ConversationView {
     pub conversation_id: String,
-    /// `claude` or `codex`.
+    /// `claude`, `codex`, `claude-cli` or `rho`.
     pub backend: String,
     pub title: String,
     pub started_at: String,
@@ -114,6 +115,9 @@ pub struct ConversationView {
     pub note: Option<String>,
     /// Messages that went to keep a limit, counted, and the limit's key.
     pub dropped: Option<DroppedView>,
+    /// Rho's own agent: the conversation's tokens per purpose.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spend: Vec<SpendView>,
 }
 
 /// What went to keep a limit: how many, and the limit's `--limits` key.
@@ -138,6 +142,38 @@ pub struct StepView {
     pub exit_code: Option<i32>,
     pub last_lines: Option<String>,
     pub purpose: Option<String>,
+    /// Rho's own agent: the call's card (server or operation, duration, raw input and output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<Box<CallView>>,
+}
+
+/// A tool call of Rho's own agent, as its card shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallView {
+    /// The exported tool name the model called.
+    pub name: String,
+    /// The MCP server, for an MCP tool.
+    pub server: Option<String>,
+    /// The project operation, for one of Rho's project tools.
+    pub operation: Option<String>,
+    pub duration_ms: u64,
+    /// The raw input (JSON text, bounded).
+    pub raw_input: String,
+    /// What the model read back (bounded; an image as its descriptor).
+    pub raw_output: String,
+    pub is_error: bool,
+    pub cancelled: bool,
+}
+
+/// Tokens spent by one purpose (`turn`, `mcp_sampling`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SpendView {
+    pub purpose: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub requests: u64,
 }
 
 /// One part of an answer.
@@ -272,6 +308,12 @@ pub struct MessageView {
     pub kept: Vec<FileVersionView>,
     /// Files it did not keep, and why.
     pub kept_omitted: Vec<OmittedView>,
+    /// Rho's own agent: tokens spent per purpose (its usage ledger for this message).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spend: Vec<SpendView>,
+    /// Rho's own agent: each retry of a failed model request, announced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retries: Vec<String>,
 }
 
 /// `conversation.decide`.

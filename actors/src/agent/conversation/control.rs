@@ -5,7 +5,8 @@
 use super::cli::CliSession;
 use super::entity::{ConversationEvent, Cut, KeptFile};
 use super::kept::KeepLimits;
-use super::launch::{Backend, LaunchError, Runtimes};
+use super::launch::{Backend, Runtimes};
+use super::native::{NativeConfig, NativeLive};
 use super::record::{MessageRecord, RecordLimits};
 use super::session::{AgentSession, PermissionRequest, TurnEvent};
 use crate::error::ActorError;
@@ -26,6 +27,9 @@ pub enum Control {
         text: String,
         /// The Agent session to load when none is open (`None`: a new one).
         resume: Option<String>,
+        /// Rho's own agent: the summary of the earlier messages a newly opened session is
+        /// given first (nothing is replayed; its transcript starts from the journal).
+        history: Option<String>,
     },
     Answer {
         request_id: String,
@@ -82,12 +86,17 @@ pub struct Setup {
     pub keep: KeepLimits,
     /// Appended to the Agent's system prompt ([`INSTRUCTIONS`] in the service).
     pub instructions: Option<String>,
+    /// Rho's own agent: where its model and MCP servers are configured.
+    pub native: NativeConfig,
+    /// Rho's own agent: the conversation's grant connection file (its project tools).
+    pub grant_file: Option<PathBuf>,
 }
 
 /// The live Agent session of a conversation: an ACP adapter, or Claude Code's own CLI.
 pub(super) enum Live {
     Acp(Box<AgentSession>),
     Cli(Box<CliSession>),
+    Native(Box<NativeLive>),
 }
 
 impl Live {
@@ -95,6 +104,7 @@ impl Live {
         match self {
             Live::Acp(s) => &s.session_id,
             Live::Cli(s) => &s.session_id,
+            Live::Native(s) => &s.session_id,
         }
     }
 
@@ -102,16 +112,18 @@ impl Live {
         match self {
             Live::Acp(s) => &s.message,
             Live::Cli(s) => &s.message,
+            Live::Native(s) => &s.message,
         }
     }
 
-    pub(super) fn prompt(&mut self, text: &str) -> Result<(), LaunchError> {
+    pub(super) fn prompt(&mut self, text: &str) -> Result<(), String> {
         match self {
             Live::Acp(s) => {
                 s.prompt(text);
                 Ok(())
             }
-            Live::Cli(s) => s.prompt(text),
+            Live::Cli(s) => s.prompt(text).map_err(|e| e.to_string()),
+            Live::Native(s) => s.prompt(text),
         }
     }
 
@@ -119,6 +131,7 @@ impl Live {
         match self {
             Live::Acp(s) => s.next().await,
             Live::Cli(s) => s.next().await,
+            Live::Native(s) => s.next().await,
         }
     }
 
@@ -127,6 +140,7 @@ impl Live {
         match self {
             Live::Acp(s) => s.answer(p, option),
             Live::Cli(_) => false,
+            Live::Native(s) => s.answer(p, option),
         }
     }
 
@@ -134,6 +148,7 @@ impl Live {
         match self {
             Live::Acp(s) => s.cancel(),
             Live::Cli(s) => s.cancel(),
+            Live::Native(s) => s.cancel(),
         }
     }
 
@@ -141,6 +156,7 @@ impl Live {
         match self {
             Live::Acp(s) => s.adapter().pgid(),
             Live::Cli(s) => s.process().and_then(|p| p.pgid()),
+            Live::Native(_) => None,
         }
     }
 
@@ -148,6 +164,7 @@ impl Live {
         match self {
             Live::Acp(s) => s.adapter().stderr_tail(),
             Live::Cli(s) => s.stderr_tail(),
+            Live::Native(_) => "Rho's own agent session ended".into(),
         }
     }
 }

@@ -12,6 +12,7 @@ pub use super::control::{Answer, Control, Port, Setup, TurnLimits, INSTRUCTIONS}
 use super::entity::ConversationEvent;
 use super::kept::KeepLimits;
 use super::launch::{Backend, Runtimes};
+use super::native::{NativeConfig, NativeLive};
 use super::record::RecordLimits;
 use super::session::AgentSession;
 use super::turn::turn;
@@ -32,8 +33,9 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
     while let Some(control) = rx.recv().await {
         let Control::Prompt {
             message_id,
-            text,
+            mut text,
             resume,
+            history,
         } = control
         else {
             refuse_idle(control);
@@ -43,15 +45,18 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
             setup.resume = resume;
             match open(&setup, &message_id).await {
                 Ok((s, facts)) => {
+                    if let (Live::Native(_), Some(h)) = (&s, history) {
+                        text = format!("{h}\n\n{text}");
+                    }
                     setup.resume = Some(s.session_id().to_string());
                     session = Some(s);
                     if !port.learn(facts).await {
-                        return;
+                        break;
                     }
                 }
                 Err(facts) => {
                     if !port.learn(facts).await {
-                        return;
+                        break;
                     }
                     continue;
                 }
@@ -62,9 +67,9 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
         let max = setup.keep.compared_files;
         let before = tokio::task::spawn_blocking(move || super::kept::scan(&cwd, max));
         if let Err(e) = s.prompt(&text) {
-            let facts = vec![ended(&message_id, "agent_unavailable", e.to_string())];
+            let facts = vec![ended(&message_id, "agent_unavailable", e)];
             if !port.learn(facts).await {
-                return;
+                break;
             }
             continue;
         }
@@ -74,15 +79,19 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
                 pgid: s.pgid(),
             }];
             if !port.learn(started).await {
-                return;
+                break;
             }
         }
         let lost = turn(s, &setup, message_id, port.as_ref(), &mut rx, before).await;
         match lost {
-            Some(false) => return,
+            Some(false) => break,
             Some(true) => session = None,
             None => {}
         }
+    }
+    // Rho's own agent closes its MCP servers in order; an adapter's group dies with its handle.
+    if let Some(Live::Native(mut s)) = session {
+        s.shutdown().await;
     }
 }
 
@@ -91,6 +100,25 @@ async fn open(
     setup: &Setup,
     message_id: &str,
 ) -> Result<(Live, Vec<ConversationEvent>), Vec<ConversationEvent>> {
+    if setup.backend == Backend::Rho {
+        let started = NativeLive::start(
+            &setup.native,
+            setup.grant_file.as_deref(),
+            &setup.cwd,
+            setup.limits,
+        )
+        .await;
+        return match started {
+            Ok(s) => {
+                let facts = vec![ConversationEvent::Session {
+                    agent_session_id: s.session_id.clone(),
+                    pgid: None,
+                }];
+                Ok((Live::Native(Box::new(s)), facts))
+            }
+            Err(why) => Err(vec![ended(message_id, "agent_unavailable", why)]),
+        };
+    }
     if setup.backend == Backend::ClaudeCli {
         let s = CliSession::new(
             CliSetup {
@@ -158,4 +186,6 @@ pub struct ServiceSetup {
     pub turn: TurnLimits,
     pub keep: KeepLimits,
     pub stop_bound: Duration,
+    /// Rho's own agent: where its model and MCP servers are configured.
+    pub native: NativeConfig,
 }

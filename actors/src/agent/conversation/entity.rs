@@ -6,6 +6,7 @@
 
 pub use super::events::ConversationEvent;
 use super::launch::Backend;
+use super::ledger::{CallRecord, Spend};
 use super::record::{ToolStep, Usage};
 use crate::entity::{CommandContext, Decision, Entity, EventMeta};
 use crate::error::ActorError;
@@ -134,6 +135,10 @@ pub struct Message {
     pub kept_omitted: Vec<(String, String)>,
     /// Every decision on it, oldest first (a later one names the one it supersedes).
     pub decisions: Vec<DecisionRecord>,
+    /// Rho's own agent: tokens spent per purpose, the retries announced, the tool calls' cards.
+    pub spend: Spend,
+    pub retries: Vec<String>,
+    pub calls: Vec<CallRecord>,
 }
 
 /// What a start, send or decide answers (the rest is read from the state). Journaled with the
@@ -185,6 +190,8 @@ pub struct ConversationEntity {
     /// Messages that went to keep a limit: how many, and the limit's key.
     pub dropped: u64,
     pub dropped_by: Option<String>,
+    /// Tokens Rho's own agent spent in this conversation, per purpose.
+    pub spend: Spend,
 }
 
 impl ConversationEntity {
@@ -249,7 +256,11 @@ impl ConversationEntity {
             | ConversationEvent::Ended { message_id, .. }
             | ConversationEvent::Cuts { message_id, .. }
             | ConversationEvent::Kept { message_id, .. }
-            | ConversationEvent::Unknown { message_id, .. } => live(message_id),
+            | ConversationEvent::Unknown { message_id, .. }
+            | ConversationEvent::Retried { message_id, .. }
+            | ConversationEvent::Called { message_id, .. } => live(message_id),
+            // Spend is journaled whenever it happened (a sampling request may outlive its turn).
+            ConversationEvent::Spent { .. } => self.info.is_some(),
             ConversationEvent::Answered {
                 message_id,
                 request_id,
@@ -283,6 +294,9 @@ fn new_message(original: &Original) -> Message {
         kept: Vec::new(),
         kept_omitted: Vec::new(),
         decisions: Vec::new(),
+        spend: Spend::new(),
+        retries: Vec::new(),
+        calls: Vec::new(),
     }
 }
 
@@ -497,6 +511,25 @@ impl Entity for ConversationEntity {
             ConversationEvent::Removed { limit } => {
                 self.messages.clear();
                 self.removed = Some(limit.clone());
+            }
+            ConversationEvent::Spent { message_id, spend } => {
+                super::ledger::add(&mut self.spend, spend);
+                if let Some(m) = message_id.as_deref().and_then(|id| self.message_mut(id)) {
+                    super::ledger::add(&mut m.spend, spend);
+                }
+            }
+            ConversationEvent::Retried { message_id, note } => {
+                if let Some(m) = self.message_mut(message_id) {
+                    m.retries.push(note.clone());
+                }
+            }
+            ConversationEvent::Called { message_id, call } => {
+                if let Some(m) = self.message_mut(message_id) {
+                    match m.calls.iter_mut().find(|c| c.id == call.id) {
+                        Some(c) => *c = call.clone(),
+                        None => m.calls.push(call.clone()),
+                    }
+                }
             }
         }
     }

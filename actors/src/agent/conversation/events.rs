@@ -2,6 +2,7 @@
 //! only ever appended.
 
 use super::entity::{Cut, DecisionRecord, Info, KeptFile, Original, Permission};
+use super::ledger::{CallRecord, SpendRecord};
 use super::record::{ToolStep, Usage};
 use crate::entity::EntityEvent;
 use serde::{Deserialize, Serialize};
@@ -85,6 +86,22 @@ pub enum ConversationEvent {
     Removed {
         limit: String,
     },
+    /// Tokens one model request of Rho's own agent spent (`message_id`: the turn it belongs
+    /// to; `None` for a server's sampling request outside any turn).
+    Spent {
+        message_id: Option<String>,
+        spend: SpendRecord,
+    },
+    /// A model request failed and is sent again after a wait (the line the message shows).
+    Retried {
+        message_id: String,
+        note: String,
+    },
+    /// A tool call of Rho's own agent ended: its card's details.
+    Called {
+        message_id: String,
+        call: CallRecord,
+    },
 }
 
 impl EntityEvent for ConversationEvent {
@@ -107,6 +124,9 @@ impl EntityEvent for ConversationEvent {
             ConversationEvent::Fresh { .. } => "conversation.fresh",
             ConversationEvent::Dropped { .. } => "conversation.dropped",
             ConversationEvent::Removed { .. } => "conversation.removed",
+            ConversationEvent::Spent { .. } => "conversation.spent",
+            ConversationEvent::Retried { .. } => "conversation.retried",
+            ConversationEvent::Called { .. } => "conversation.called",
         }
     }
 
@@ -158,6 +178,21 @@ impl EntityEvent for ConversationEvent {
                 format!("{} message(s) removed to keep {limit}", message_ids.len())
             }
             ConversationEvent::Removed { limit } => format!("removed to keep {limit}"),
+            ConversationEvent::Spent { message_id, spend } => format!(
+                "{} spent {} in, {} out ({}){}",
+                spend.model,
+                spend.input_tokens,
+                spend.output_tokens,
+                spend.purpose,
+                message_id
+                    .as_deref()
+                    .map(|m| format!(" for message {m}"))
+                    .unwrap_or_default()
+            ),
+            ConversationEvent::Called { message_id, call } => format!(
+                "message {message_id}: call {} {} ({} ms)",
+                call.id, call.name, call.duration_ms
+            ),
             other => other.kind().to_string(),
         }
     }

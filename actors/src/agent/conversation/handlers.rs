@@ -157,6 +157,9 @@ fn change(event: &ConversationEvent) -> (&'static str, Option<&str>, Option<&str
         | E::Cuts { message_id, .. }
         | E::Kept { message_id, .. } => ("state", Some(message_id), None),
         E::Decided { message_id, .. } => ("decision", Some(message_id), None),
+        E::Called { message_id, .. } => ("step", Some(message_id), None),
+        E::Retried { message_id, .. } => ("state", Some(message_id), None),
+        E::Spent { message_id, .. } => ("state", message_id.as_deref(), None),
         E::Session { .. }
         | E::NeedsChoice { .. }
         | E::Fresh { .. }
@@ -224,11 +227,12 @@ impl ProjectActor {
             if m.state == MessageState::Running {
                 setup.resume = state.info.as_ref().and_then(|i| i.agent_session_id.clone());
                 let text = prompt_text(&state, m, context.as_deref(), fresh);
+                let history = native_history(&state, m, &setup);
                 let port = act.port(actx.address(), id);
                 if act
                     .owned
                     .conversations
-                    .deliver(id, &message_id, text, setup, port)
+                    .deliver(id, &message_id, text, history, setup, port)
                 {
                     let sent = ConversationEvent::Sent {
                         original: m.original.clone(),
@@ -239,6 +243,24 @@ impl ProjectActor {
             Ok((state, message_id))
         }))
     }
+}
+
+/// Rho's own agent opening a session in a conversation that had one (Rho restarted, or the
+/// session ended): the summary of the earlier messages, given before the text.
+fn native_history(
+    state: &ConversationEntity,
+    m: &super::entity::Message,
+    setup: &Setup,
+) -> Option<String> {
+    if setup.backend != super::launch::Backend::Rho {
+        return None;
+    }
+    let earlier: Vec<_> = state
+        .messages
+        .iter()
+        .take_while(|e| e.original.message_id != m.original.message_id)
+        .collect();
+    (!earlier.is_empty()).then(|| super::summary::summary(&earlier))
 }
 
 /// The prompt the Agent gets: after a fresh session was chosen, a summary of the earlier

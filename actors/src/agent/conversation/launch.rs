@@ -24,6 +24,8 @@ pub enum Backend {
     CodexAcp,
     /// Claude Code's own non-interactive CLI, one `claude -p` per message (`cli.rs`).
     ClaudeCli,
+    /// Rho's own agent on the person's model (`native.rs`; no adapter, no Node).
+    Rho,
 }
 
 impl Backend {
@@ -33,6 +35,7 @@ impl Backend {
             Backend::ClaudeAgentAcp => "claude-agent-acp",
             Backend::CodexAcp => "codex-acp",
             Backend::ClaudeCli => "claude-cli",
+            Backend::Rho => "rho",
         }
     }
 
@@ -42,6 +45,7 @@ impl Backend {
             "claude-agent-acp" => Some(Backend::ClaudeAgentAcp),
             "codex-acp" => Some(Backend::CodexAcp),
             "claude-cli" => Some(Backend::ClaudeCli),
+            "rho" => Some(Backend::Rho),
             _ => None,
         }
     }
@@ -54,14 +58,14 @@ impl Backend {
                 CLAUDE_AGENT_ACP_VERSION,
             )),
             Backend::CodexAcp => Some(("@agentclientprotocol/codex-acp", CODEX_ACP_VERSION)),
-            Backend::ClaudeCli => None,
+            Backend::ClaudeCli | Backend::Rho => None,
         }
     }
 
     /// The variable that points the adapter at the person's CLI.
     fn cli_variable(self) -> &'static str {
         match self {
-            Backend::ClaudeAgentAcp | Backend::ClaudeCli => "CLAUDE_CODE_EXECUTABLE",
+            Backend::ClaudeAgentAcp | Backend::ClaudeCli | Backend::Rho => "CLAUDE_CODE_EXECUTABLE",
             Backend::CodexAcp => "CODEX_PATH",
         }
     }
@@ -131,7 +135,7 @@ impl Runtimes {
     /// The person's CLI a backend drives.
     pub fn cli(&self, backend: Backend) -> &Path {
         match backend {
-            Backend::ClaudeAgentAcp | Backend::ClaudeCli => &self.claude,
+            Backend::ClaudeAgentAcp | Backend::ClaudeCli | Backend::Rho => &self.claude,
             Backend::CodexAcp => &self.codex,
         }
     }
@@ -151,8 +155,12 @@ impl Runtimes {
         missing
     }
 
-    /// Checks that node, the adapter and the CLI exist.
+    /// Checks that node, the adapter and the CLI exist (Rho's own agent needs none of them: its
+    /// model is checked by `native::NativeConfig::model`).
     pub fn check(&self, backend: Backend) -> Result<(), LaunchError> {
+        if backend == Backend::Rho {
+            return Ok(());
+        }
         let entry = self.entry(backend);
         let mut needed = vec![("node", self.node.as_path())];
         if backend.package().is_some() {

@@ -30,6 +30,7 @@ impl LiveConversations {
         id: Uuid,
         message_id: &str,
         text: String,
+        history: Option<String>,
         setup: Setup,
         port: std::sync::Arc<dyn Port>,
     ) -> bool {
@@ -54,6 +55,7 @@ impl LiveConversations {
             message_id: message_id.to_string(),
             text,
             resume,
+            history,
         };
         if d.tx.send(prompt).is_err() {
             tracing::warn!(target: "rho::agent::conversation", conversation = %id, "the driver ended before the prompt");

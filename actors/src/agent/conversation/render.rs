@@ -1,8 +1,9 @@
 //! The wire views of a conversation's journaled record (docs/conversations.md shapes).
 
 use super::contract::{
-    ConversationView, CutView, DecisionView, DroppedView, ErrorView, FileVersionView, MessageView,
-    OmittedView, OptionView, PartView, PermissionView, ResourceRefView, StepView, UsageView,
+    CallView, ConversationView, CutView, DecisionView, DroppedView, ErrorView, FileVersionView,
+    MessageView, OmittedView, OptionView, PartView, PermissionView, ResourceRefView, SpendView,
+    StepView, UsageView,
 };
 use super::entity::{
     ConversationEntity, DecisionRecord, KeptFile, Message, MessageState, Part, Permission,
@@ -17,6 +18,7 @@ pub fn backend(b: Backend) -> &'static str {
         Backend::ClaudeAgentAcp => "claude",
         Backend::CodexAcp => "codex",
         Backend::ClaudeCli => "claude-cli",
+        Backend::Rho => "rho",
     }
 }
 
@@ -26,6 +28,7 @@ pub fn parse_backend(name: &str) -> Option<Backend> {
         "claude" => Some(Backend::ClaudeAgentAcp),
         "codex" => Some(Backend::CodexAcp),
         "claude-cli" => Some(Backend::ClaudeCli),
+        "rho" => Some(Backend::Rho),
         other => Backend::parse(other),
     }
 }
@@ -54,6 +57,7 @@ pub fn conversation(c: &ConversationEntity) -> Option<ConversationView> {
             count: c.dropped,
             limit: limit.clone(),
         }),
+        spend: spend(&c.spend),
     })
 }
 
@@ -84,7 +88,33 @@ pub fn decision(message_id: &str, d: &DecisionRecord) -> DecisionView {
     }
 }
 
-fn step(s: &ToolStep) -> StepView {
+/// Totals per purpose as the views list them.
+fn spend(totals: &super::ledger::Spend) -> Vec<SpendView> {
+    totals
+        .iter()
+        .map(|(purpose, t)| SpendView {
+            purpose: purpose.clone(),
+            input_tokens: t.input_tokens,
+            output_tokens: t.output_tokens,
+            requests: t.requests,
+        })
+        .collect()
+}
+
+fn call(c: &super::ledger::CallRecord) -> CallView {
+    CallView {
+        name: c.name.clone(),
+        server: c.server.clone(),
+        operation: c.operation.clone(),
+        duration_ms: c.duration_ms,
+        raw_input: c.input.clone(),
+        raw_output: c.output.clone(),
+        is_error: c.is_error,
+        cancelled: c.cancelled,
+    }
+}
+
+fn step(s: &ToolStep, m: &Message) -> StepView {
     let execute = s.kind == "execute";
     StepView {
         step_id: s.id.clone(),
@@ -100,6 +130,7 @@ fn step(s: &ToolStep) -> StepView {
         exit_code: s.exit_code,
         last_lines: (execute && !s.output.is_empty()).then(|| s.output.clone()),
         purpose: s.purpose.clone(),
+        call: m.calls.iter().find(|c| c.id == s.id).map(|c| Box::new(call(c))),
     }
 }
 
@@ -141,7 +172,7 @@ pub fn message(m: &Message) -> MessageView {
                 .steps
                 .iter()
                 .find(|s| s.id == *id)
-                .map(|s| PartView::Step { step: step(s) }),
+                .map(|s| PartView::Step { step: step(s, m) }),
         })
         .collect();
     let cut = &m.cut;
@@ -194,5 +225,7 @@ pub fn message(m: &Message) -> MessageView {
                 reason: reason.clone(),
             })
             .collect(),
+        spend: spend(&m.spend),
+        retries: m.retries.clone(),
     }
 }

@@ -60,6 +60,8 @@ pub enum TurnEvent {
     /// The Agent session to continue could not be loaded (the `claude-cli` driver learns it
     /// only when a message runs): the conversation needs the person's choice.
     Unresumable(String),
+    /// A fact only Rho's own agent reports (spend, a retry, a call's card).
+    Noted(super::native::Note),
 }
 
 /// A started Agent session and its adapter.

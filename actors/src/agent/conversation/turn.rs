@@ -6,6 +6,7 @@
 use super::control::{needs_choice, Control, Live, Port, Setup};
 use super::entity::{ConversationEvent, Cut, Permission};
 use super::kept::{self, Scan};
+use super::native::Note;
 use super::record::ToolStep;
 use super::session::{PermissionRequest, TurnEvent};
 use crate::error::ActorError;
@@ -106,6 +107,11 @@ pub(super) async fn turn(
                 text(s, &mut t, &mut facts);
                 steps(s, &mut t, &mut facts);
                 asked(&mut t, p, &mut facts);
+            }
+            Wake::Event(TurnEvent::Noted(note)) => {
+                text(s, &mut t, &mut facts);
+                steps(s, &mut t, &mut facts);
+                facts.push(noted(&t.message_id, note));
             }
             Wake::Event(ended) => {
                 text(s, &mut t, &mut facts);
@@ -381,5 +387,18 @@ fn steps(s: &Live, t: &mut Turn, facts: &mut Vec<ConversationEvent>) {
             message_id: t.message_id.clone(),
             step: step.clone(),
         });
+    }
+}
+
+/// A fact of Rho's own agent, journaled under the running message.
+fn noted(message_id: &str, note: Note) -> ConversationEvent {
+    let message_id = message_id.to_string();
+    match note {
+        Note::Spent(spend, mine) => ConversationEvent::Spent {
+            message_id: mine.then_some(message_id),
+            spend,
+        },
+        Note::Retried(note) => ConversationEvent::Retried { message_id, note },
+        Note::Called(call) => ConversationEvent::Called { message_id, call },
     }
 }

@@ -57,6 +57,7 @@ pub fn agent_env(test: &str, backend: Backend, retries: u32) -> Option<AgentEnv>
     let cli = match backend {
         Backend::ClaudeAgentAcp | Backend::ClaudeCli => Cli::Claude,
         Backend::CodexAcp => Cli::Codex,
+        Backend::Rho => panic!("Rho's own agent has no CLI"),
     };
     let env = cli_env(cli, &mock, dir.path(), &runtimes.node, retries).unwrap();
     Some(AgentEnv {

@@ -1,0 +1,316 @@
+//! Rho's own agent as a conversation's live session (backend `rho`, decision 0804): where its
+//! model and MCP servers are configured, the session started with the conversation's grant as
+//! its project tools, and its events folded into the same message record and turn events the
+//! ACP session produces (text, steps), plus the facts only it has: spend per purpose, retries
+//! and each tool call's card.
+
+use super::ledger::{bounded, CallRecord, SpendRecord};
+use super::record::{MessageRecord, RecordLimits, Usage};
+use super::session::{PermissionRequest, TurnEvent};
+use rho_mcp::agent::{
+    AgentEvent, GrantTools, NativeSession, NativeSetup, ProjectTools, StepStart, ToolSource,
+    DEFAULT_MAX_STEPS,
+};
+use rho_mcp::config::McpConfig;
+use rho_mcp::model::{ModelClient, Part};
+use rho_mcp::runtime::StartOptions;
+use serde_json::json;
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Bytes of a call's raw input and of its output kept on its card.
+const CARD_BYTES: usize = 16 * 1024;
+/// Bytes of a project tool's result the model reads.
+const PROJECT_OUTPUT_BYTES: usize = 64 * 1024;
+
+/// Where Rho's own agent is configured: the selected config file (`--config`, else
+/// `<home>/config.toml`) with its `[model]` and `[mcp]` tables, and Rho's home (`RHO_HOME`,
+/// else `~/.rho`: the credential store, the eras file, the plugins).
+#[derive(Debug, Clone)]
+pub struct NativeConfig {
+    pub config: Option<PathBuf>,
+    pub home: PathBuf,
+}
+
+impl Default for NativeConfig {
+    fn default() -> Self {
+        NativeConfig {
+            config: None,
+            home: rho_mcp::config::rho_home(),
+        }
+    }
+}
+
+impl NativeConfig {
+    /// The person's model, or why the backend is unavailable (each missing piece named; the
+    /// key itself never appears).
+    pub fn model(&self) -> Result<ModelClient, String> {
+        let cfg = rho_mcp::model::load_model_config(self.config.as_deref(), &self.home)
+            .map_err(|e| e.to_string())?;
+        let key = rho_mcp::model::resolve_key(&cfg, &self.home).map_err(|e| e.to_string())?;
+        ModelClient::new(cfg, key).map_err(|e| format!("Rho's own agent is unavailable: {e}"))
+    }
+
+    /// The selected config's MCP servers and the plugins'.
+    pub fn mcp(&self) -> Result<McpConfig, String> {
+        rho_mcp::config::load_session_config(self.config.as_deref(), &self.home)
+            .map_err(|e| format!("Rho's own agent is unavailable: {e}"))
+    }
+
+    /// How its MCP servers start: the project folder as their root, the eras and OAuth files
+    /// of Rho's home (a server that needs a new authorization fails; nobody can sign in here).
+    fn start_options(&self, workspace: &Path) -> StartOptions {
+        let mut opts = StartOptions::default();
+        let state = self.home.join("state");
+        opts.connect.workspace = Some(workspace.to_path_buf());
+        opts.connect.eras = Some(rho_mcp::eras::EraStore::new(state.join("mcp-eras.json")));
+        opts.connect.oauth.store = Some(state.join("mcp-credentials.json"));
+        opts
+    }
+}
+
+/// A fact only Rho's own agent reports, for the turn to journal under its message.
+#[derive(Debug)]
+pub enum Note {
+    /// One model request's spend (`true`: it belongs to the running message).
+    Spent(SpendRecord, bool),
+    /// A request is sent again: the line the message shows.
+    Retried(String),
+    /// A tool call ended: its card.
+    Called(CallRecord),
+}
+
+/// A running native session and the record of its current message.
+pub struct NativeLive {
+    session: Option<NativeSession>,
+    pub session_id: String,
+    pub message: MessageRecord,
+    limits: RecordLimits,
+    queue: VecDeque<TurnEvent>,
+    started: HashMap<String, StepStart>,
+    turn: Option<u64>,
+    usage: (u64, u64),
+}
+
+impl NativeLive {
+    /// Starts the session: the model, the MCP servers of the selected config, and the project
+    /// tools of the conversation's grant (its connection file). The model not configured (or
+    /// the config unreadable) is the reason it is unavailable.
+    pub async fn start(
+        config: &NativeConfig,
+        grant_file: Option<&Path>,
+        cwd: &Path,
+        limits: RecordLimits,
+    ) -> Result<NativeLive, String> {
+        let model = config.model()?;
+        let mcp = config.mcp()?;
+        let project = match grant_file {
+            Some(file) => Some(project_tools(file).await?),
+            None => None,
+        };
+        let session = NativeSession::start(NativeSetup {
+            model,
+            mcp,
+            start: config.start_options(cwd),
+            project,
+            can_ask: false,
+            max_steps: DEFAULT_MAX_STEPS,
+            system: None,
+        })
+        .await;
+        Ok(NativeLive {
+            session: Some(session),
+            session_id: format!("rho-{}", uuid::Uuid::new_v4().simple()),
+            message: MessageRecord::default(),
+            limits,
+            queue: VecDeque::new(),
+            started: HashMap::new(),
+            turn: None,
+            usage: (0, 0),
+        })
+    }
+
+    /// Starts a turn with the person's text.
+    pub fn prompt(&mut self, text: &str) -> Result<(), String> {
+        self.message = MessageRecord::default();
+        self.queue.clear();
+        self.started.clear();
+        self.usage = (0, 0);
+        let Some(s) = self.session.as_mut() else {
+            return Err("Rho's own agent session has ended".into());
+        };
+        let n = s
+            .prompt(vec![Part::Text(text.to_string())])
+            .map_err(|e| e.to_string())?;
+        self.turn = Some(n);
+        Ok(())
+    }
+
+    /// The turn's next event.
+    pub async fn next(&mut self) -> TurnEvent {
+        loop {
+            if let Some(e) = self.queue.pop_front() {
+                return e;
+            }
+            let Some(s) = self.session.as_mut() else {
+                return TurnEvent::Lost;
+            };
+            let Some(event) = s.next().await else {
+                return TurnEvent::Lost;
+            };
+            if let Some(e) = self.fold(event) {
+                return e;
+            }
+        }
+    }
+
+    /// Folds one agent event into the record; the turn event it makes, if any.
+    fn fold(&mut self, event: AgentEvent) -> Option<TurnEvent> {
+        let now = u64::try_from(rho_plumbing::time::now_ms()).unwrap_or_default();
+        match event {
+            AgentEvent::Text { text, .. } => {
+                let update = json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}});
+                self.message
+                    .fold(&update, now, &self.limits)
+                    .then_some(TurnEvent::Changed)
+            }
+            AgentEvent::Retrying { retry, .. } => Some(TurnEvent::Noted(Note::Retried(format!(
+                "the model provider failed ({}); attempt {} of {} in {} ms",
+                retry.reason, retry.attempt, retry.of, retry.wait_ms
+            )))),
+            AgentEvent::ToolStarted { step, .. } => {
+                let update = json!({"sessionUpdate": "tool_call", "toolCallId": step.id, "title": step.title, "kind": "other", "status": "in_progress", "rawInput": step.input});
+                self.started.insert(step.id.clone(), step);
+                self.message
+                    .fold(&update, now, &self.limits)
+                    .then_some(TurnEvent::Changed)
+            }
+            AgentEvent::ToolProgress { .. } => None,
+            AgentEvent::ToolFinished { step, .. } => {
+                let status = if step.is_error || step.cancelled {
+                    "failed"
+                } else {
+                    "completed"
+                };
+                let update = json!({"sessionUpdate": "tool_call_update", "toolCallId": step.id, "status": status});
+                let changed = self.message.fold(&update, now, &self.limits);
+                let start = self.started.remove(&step.id);
+                let (server, operation) = match start.as_ref().map(|s| &s.source) {
+                    Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
+                    Some(ToolSource::Project { operation }) => (None, Some(operation.clone())),
+                    _ => (None, None),
+                };
+                let input = start
+                    .as_ref()
+                    .map(|s| s.input.to_string())
+                    .unwrap_or_default();
+                let call = CallRecord {
+                    id: step.id.clone(),
+                    name: start.map(|s| s.name).unwrap_or_default(),
+                    server,
+                    operation,
+                    input: bounded(&input, CARD_BYTES).0,
+                    output: bounded(&step.text, CARD_BYTES).0,
+                    is_error: step.is_error,
+                    cancelled: step.cancelled,
+                    duration_ms: step.duration_ms,
+                };
+                let note = TurnEvent::Noted(Note::Called(call));
+                if changed {
+                    self.queue.push_back(note);
+                    Some(TurnEvent::Changed)
+                } else {
+                    Some(note)
+                }
+            }
+            AgentEvent::Form { ask, .. } => {
+                // Forms are declared only when a person can answer (not yet): dismiss.
+                if let Some(s) = self.session.as_ref() {
+                    let _ = s.answer_form(ask.id, rho_mcp::policy::Answer::Dismissed);
+                }
+                None
+            }
+            AgentEvent::Sampling { ask, .. } => {
+                if let Some(s) = self.session.as_ref() {
+                    let _ = s.answer_sampling(ask.id, false);
+                }
+                None
+            }
+            AgentEvent::Spent { message, spend } => {
+                let mine = message.is_some() && message == self.turn;
+                if mine && spend.purpose == rho_mcp::agent::TURN {
+                    self.usage.0 += spend.input_tokens;
+                    self.usage.1 += spend.output_tokens;
+                }
+                Some(TurnEvent::Noted(Note::Spent(
+                    SpendRecord {
+                        purpose: spend.purpose.to_string(),
+                        server: spend.server,
+                        model: spend.model,
+                        input_tokens: spend.input_tokens,
+                        output_tokens: spend.output_tokens,
+                    },
+                    mine,
+                )))
+            }
+            AgentEvent::Finished { message, end } => {
+                if Some(message) != self.turn {
+                    return None;
+                }
+                self.turn = None;
+                let (i, o) = self.usage;
+                self.message.usage = Some(Usage {
+                    input_tokens: Some(i),
+                    output_tokens: Some(o),
+                    total_tokens: Some(i + o),
+                });
+                self.message.stop_reason = Some(end.stop.clone());
+                if let Some(why) = end.error {
+                    let code = if end.stop == "error" {
+                        "model_error"
+                    } else {
+                        "limit"
+                    };
+                    self.message.notice = Some((code.to_string(), why));
+                }
+                Some(TurnEvent::Finished(end.stop))
+            }
+        }
+    }
+
+    /// Answers a question the session asked (none yet: forms and sampling are answered when
+    /// they arrive).
+    pub fn answer(&mut self, _p: &PermissionRequest, _option: &str) -> bool {
+        false
+    }
+
+    /// Cancels the running turn: the model request is dropped, an MCP call cancelled.
+    pub fn cancel(&mut self) {
+        if let Some(s) = self.session.as_ref() {
+            s.cancel();
+        }
+    }
+
+    /// Ends the session: every MCP server closes in order.
+    pub async fn shutdown(&mut self) {
+        if let Some(s) = self.session.take() {
+            s.shutdown().await;
+        }
+    }
+}
+
+/// The project tools of a grant's connection file.
+async fn project_tools(file: &Path) -> Result<Arc<dyn ProjectTools>, String> {
+    let adapter = rho_mcp::adapter::open(file, rho_mcp::adapter::limits::Limits::default())
+        .map_err(|e| {
+            format!(
+                "Rho's own agent could not open its grant {}: {e}",
+                file.display()
+            )
+        })?;
+    let tools = GrantTools::load(Arc::new(adapter), PROJECT_OUTPUT_BYTES)
+        .await
+        .map_err(|e| format!("Rho's own agent could not list its project tools: {e}"))?;
+    Ok(Arc::new(tools))
+}
