@@ -92,6 +92,9 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
     // Rho's own agent closes its MCP servers in order; an adapter's group dies with its handle.
     if let Some(Live::Native(mut s)) = session {
         s.shutdown().await;
+        let _ = port
+            .learn(vec![ConversationEvent::Servers { groups: Vec::new() }])
+            .await;
     }
 }
 
@@ -110,10 +113,15 @@ async fn open(
         .await;
         return match started {
             Ok(s) => {
-                let facts = vec![ConversationEvent::Session {
-                    agent_session_id: s.session_id.clone(),
-                    pgid: None,
-                }];
+                let facts = vec![
+                    ConversationEvent::Session {
+                        agent_session_id: s.session_id.clone(),
+                        pgid: None,
+                    },
+                    ConversationEvent::Servers {
+                        groups: s.servers().await,
+                    },
+                ];
                 Ok((Live::Native(Box::new(s)), facts))
             }
             Err(why) => Err(vec![ended(message_id, "agent_unavailable", why)]),

@@ -192,6 +192,8 @@ pub struct ConversationEntity {
     pub dropped_by: Option<String>,
     /// Tokens Rho's own agent spent in this conversation, per purpose.
     pub spend: Spend,
+    /// Rho's own agent: its MCP servers' process groups and command lines while they run.
+    pub servers: Vec<(i32, String)>,
 }
 
 impl ConversationEntity {
@@ -260,7 +262,9 @@ impl ConversationEntity {
             | ConversationEvent::Retried { message_id, .. }
             | ConversationEvent::Called { message_id, .. } => live(message_id),
             // Spend is journaled whenever it happened (a sampling request may outlive its turn).
-            ConversationEvent::Spent { .. } => self.info.is_some(),
+            ConversationEvent::Spent { .. } | ConversationEvent::Servers { .. } => {
+                self.info.is_some()
+            }
             ConversationEvent::Answered {
                 message_id,
                 request_id,
@@ -518,6 +522,7 @@ impl Entity for ConversationEntity {
                     super::ledger::add(&mut m.spend, spend);
                 }
             }
+            ConversationEvent::Servers { groups } => self.servers = groups.clone(),
             ConversationEvent::Retried { message_id, note } => {
                 if let Some(m) = self.message_mut(message_id) {
                     m.retries.push(note.clone());

@@ -102,6 +102,12 @@ pub enum ConversationEvent {
         message_id: String,
         call: CallRecord,
     },
+    /// The process groups of the MCP servers Rho's own agent started for this conversation,
+    /// each with its command line (empty once they closed); recovery kills those that outlived
+    /// Rho.
+    Servers {
+        groups: Vec<(i32, String)>,
+    },
 }
 
 impl EntityEvent for ConversationEvent {
@@ -127,6 +133,7 @@ impl EntityEvent for ConversationEvent {
             ConversationEvent::Spent { .. } => "conversation.spent",
             ConversationEvent::Retried { .. } => "conversation.retried",
             ConversationEvent::Called { .. } => "conversation.called",
+            ConversationEvent::Servers { .. } => "conversation.servers",
         }
     }
 

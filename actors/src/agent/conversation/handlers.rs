@@ -164,7 +164,8 @@ fn change(event: &ConversationEvent) -> (&'static str, Option<&str>, Option<&str
         | E::NeedsChoice { .. }
         | E::Fresh { .. }
         | E::Dropped { .. }
-        | E::Removed { .. } => ("state", None, None),
+        | E::Removed { .. }
+        | E::Servers { .. } => ("state", None, None),
     }
 }
 

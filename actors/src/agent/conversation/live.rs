@@ -1,6 +1,6 @@
 //! The project's live conversation drivers (never journaled): one per conversation, each
 //! message handed to its driver exactly once; and the recovery that kills an adapter's process
-//! group that outlived a crash of Rho.
+//! group (or the MCP servers of Rho's own agent) that outlived a crash of Rho.
 
 use super::driver::{self, Control, Port, Setup};
 use super::entity::ConversationEntity;
@@ -79,15 +79,21 @@ pub(crate) fn recover(act: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
     let children = act.children().all::<ConversationEntity>();
     let work = async move {
         for (_, child) in children {
-            let read = Box::new(|e: &ConversationEntity| e.info.as_ref().and_then(|i| i.pgid));
+            let read = Box::new(|e: &ConversationEntity| {
+                (e.info.as_ref().and_then(|i| i.pgid), e.servers.clone())
+            });
             let Ok(Ok(accepted)) = child
-                .send(Query::<ConversationEntity, Option<i32>> { read })
+                .send(Query::<ConversationEntity, (Option<i32>, Vec<(i32, String)>)> { read })
                 .await
             else {
                 continue;
             };
-            if let Some(pgid) = accepted.reply {
+            let (adapter, servers) = accepted.reply;
+            if let Some(pgid) = adapter {
                 kill_adapter_group(pgid);
+            }
+            for (pgid, cmdline) in servers {
+                kill_server_group(pgid, &cmdline);
             }
         }
     };
@@ -102,6 +108,19 @@ fn kill_adapter_group(pgid: i32) {
         return;
     }
     tracing::info!(target: "rho::agent::conversation", pgid, "killing an adapter that outlived Rho");
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(pgid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+}
+
+/// An MCP server group of Rho's own agent that outlived Rho: killed only when its leader still
+/// runs the command line journaled when it started (a reused process id is left alone).
+fn kill_server_group(pgid: i32, cmdline: &str) {
+    if super::native::cmdline(pgid).as_deref() != Some(cmdline) {
+        return;
+    }
+    tracing::info!(target: "rho::agent::conversation", pgid, "killing an MCP server of Rho's own agent that outlived Rho");
     let _ = nix::sys::signal::killpg(
         nix::unistd::Pid::from_raw(pgid),
         nix::sys::signal::Signal::SIGKILL,

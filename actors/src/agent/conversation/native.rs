@@ -131,6 +131,19 @@ impl NativeLive {
         })
     }
 
+    /// The process groups of its stdio MCP servers, each with its command line as it runs now
+    /// (journaled, so recovery kills exactly these after a kill -9 of Rho).
+    pub async fn servers(&self) -> Vec<(i32, String)> {
+        let Some(s) = self.session.as_ref() else {
+            return Vec::new();
+        };
+        s.server_pgids()
+            .await
+            .into_iter()
+            .filter_map(|pgid| cmdline(pgid).map(|c| (pgid, c)))
+            .collect()
+    }
+
     /// Starts a turn with the person's text.
     pub fn prompt(&mut self, text: &str) -> Result<(), String> {
         self.message = MessageRecord::default();
@@ -313,4 +326,12 @@ async fn project_tools(file: &Path) -> Result<Arc<dyn ProjectTools>, String> {
         .await
         .map_err(|e| format!("Rho's own agent could not list its project tools: {e}"))?;
     Ok(Arc::new(tools))
+}
+
+/// A process's command line (`/proc/<pid>/cmdline`, NUL-separated), if it runs.
+pub fn cmdline(pid: i32) -> Option<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .ok()
+        .filter(|c| !c.is_empty())
+        .map(|c| String::from_utf8_lossy(&c).into_owned())
 }

@@ -130,7 +130,11 @@ fn step(s: &ToolStep, m: &Message) -> StepView {
         exit_code: s.exit_code,
         last_lines: (execute && !s.output.is_empty()).then(|| s.output.clone()),
         purpose: s.purpose.clone(),
-        call: m.calls.iter().find(|c| c.id == s.id).map(|c| Box::new(call(c))),
+        call: m
+            .calls
+            .iter()
+            .find(|c| c.id == s.id)
+            .map(|c| Box::new(call(c))),
     }
 }
 

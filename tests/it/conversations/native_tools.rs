@@ -1,0 +1,116 @@
+//! Rho's own agent's tools through the real service: a project tool through the conversation's
+//! own grant (`document.edit` of a buffer the person has open, in the buffer and in activity
+//! under the conversation's principal, with its call card), and an MCP server of the selected
+//! config started with the session: after a kill -9 of Rho mid-call the message is `unknown`,
+//! nothing is sent again, and no server process is left.
+
+use crate::support::conversations::{ids, native_env, steps, text};
+use crate::support::mcp::python;
+use crate::support::poll::until;
+use serde_json::json;
+use std::path::Path;
+use std::time::Duration;
+
+/// Process ids whose command line contains `needle`.
+fn running(needle: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+#[test]
+fn rho_edits_an_open_buffer_through_the_conversations_grant() {
+    let c = native_env("native-edit", "", &[]);
+    std::fs::write(c.env.dir.join("notes.txt"), "hello\n").unwrap();
+    let doc = c.env.ok("document.open", json!({"path": "notes.txt"}));
+    let id = doc["id"].as_str().unwrap();
+    let version = doc["version"].as_u64().unwrap();
+    let args = json!({"documentId": id, "expectedVersion": version, "changeId": "native-edit-1", "edits": [{"start": 5, "end": 5, "text": " world"}]});
+    let (conv, mid) = ids(&c.start(
+        "t1",
+        &format!("[[tool: rho_document_edit|{args}]]"),
+        json!({}),
+    ));
+    let m = c.wait_end(&conv, &mid);
+    assert_eq!(m["stopReason"], "end_turn", "{m}");
+    assert!(text(&m).contains("tool said"), "{m}");
+    // The person's buffer shows the edit.
+    let read = c.env.ok("document.read", json!({"documentId": id}));
+    assert_eq!(read["text"], "hello world\n");
+    assert_eq!(read["version"].as_u64().unwrap(), version + 1);
+    // Its card: the operation, completed, with the raw input and output.
+    let step = steps(&m).first().cloned().expect("the call is a step");
+    assert_eq!(step["status"], "completed", "{step}");
+    let call = &step["call"];
+    assert_eq!(call["name"], "rho_document_edit", "{step}");
+    assert_eq!(call["operation"], "document.edit", "{step}");
+    assert_eq!(call["isError"], false, "{step}");
+    assert!(
+        call["rawInput"].as_str().unwrap().contains("native-edit-1"),
+        "{step}"
+    );
+    assert!(!call["rawOutput"].as_str().unwrap().is_empty(), "{step}");
+    // Activity records it under the conversation's own principal.
+    let principal = format!("agent:conversation-{}", &conv.replace('-', "")[..12]);
+    let snap = c.env.wait_activity(1);
+    let acts = snap["activity"].as_array().unwrap();
+    assert!(
+        acts.iter().any(|a| a["method"] == "document.edit"
+            && a["outcome"] == "ok"
+            && a["principal"] == principal.as_str()),
+        "{principal}: {acts:?}"
+    );
+}
+
+#[test]
+fn killing_rho_mid_call_leaves_the_message_unknown_and_no_mcp_server() {
+    let scratch = tempfile::tempdir().unwrap();
+    // A copy of the Python SDK test server at a path only this test uses.
+    let server = scratch.path().join("native_kill_server.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/fixtures/modern_server.py"),
+        &server,
+    )
+    .unwrap();
+    let events = scratch.path().join("events");
+    let table = format!(
+        "[mcp.servers.py]\ntransport = \"stdio\"\ncommand = {:?}\nargs = [{:?}]\nenv = {{ RHO_TEST_EVENTS = {:?} }}\n",
+        python().display().to_string(),
+        server.display().to_string(),
+        events.display().to_string()
+    );
+    let needle = server.display().to_string();
+    let mut c = native_env("native-kill", &table, &[]);
+    let (conv, mid) = ids(&c.start("k1", "[[tool: mcp__py__slow|{\"seconds\": 60}]]", json!({})));
+    let m = c.wait(&conv, &mid, "the slow call runs", |m| {
+        m["state"] != "running" || !steps(m).is_empty()
+    });
+    assert_eq!(m["state"], "running", "{m}");
+    let step = &steps(&m)[0];
+    assert_eq!(step["status"], "in_progress", "{step}");
+    assert!(!running(&needle).is_empty(), "the MCP server runs");
+    let asked = c.mock.requests().len();
+    c.restart();
+    let m = c.message(&conv, &mid);
+    assert_eq!(m["state"], "unknown", "{m}");
+    until("the MCP server is gone", Duration::from_secs(15), || {
+        running(&needle).is_empty()
+    });
+    // Nothing was sent again; the conversation goes on in a new session.
+    assert_eq!(c.mock.requests().len(), asked, "nothing replayed");
+    let next = c.send(&conv, "k2", "Say hello");
+    let nid = next["messageId"].as_str().unwrap().to_string();
+    assert_eq!(c.wait_end(&conv, &nid)["stopReason"], "end_turn");
+    assert!(
+        !running(&needle).is_empty(),
+        "the new session started the server"
+    );
+}
