@@ -11,8 +11,8 @@
 use crate::support;
 
 use rho_actors::agent::conversation::driver::{Setup, INSTRUCTIONS};
-use rho_actors::agent::conversation::entity::{DecisionRecord, Info, MessageState, Original};
 use rho_actors::agent::conversation::entity::ConversationEvent;
+use rho_actors::agent::conversation::entity::{DecisionRecord, Info, MessageState, Original};
 use rho_actors::agent::conversation::handlers::{
     DecideMessage, LearnConversation, ReadConversation, StartConversation,
 };
