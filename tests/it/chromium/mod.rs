@@ -8,6 +8,7 @@ mod ui_data;
 mod ui_first;
 mod ui_layout;
 mod ui_live;
+mod ui_native;
 mod ui_notebook;
 mod ui_projects;
 mod ui_resize;

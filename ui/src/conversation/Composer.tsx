@@ -1,4 +1,4 @@
-//! The message box: Enter sends, Shift+Enter is a new line; the backend choice for a new conversation; Stop while a message runs; `unavailable` shown with its install command.
+//! The message box: Enter sends, Shift+Enter is a new line; the backend choice for a new conversation (Claude Code, Codex, Claude Code's CLI, Rho's own agent); Stop while a message runs; `unavailable` shown with its install command or what the model is missing.
 
 import { forwardRef, useRef, useState, type KeyboardEvent } from "react";
 import { ApiError } from "../api/errors";
@@ -107,6 +107,8 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
             </label>
           )}
           {backend === "codex" && <p className="muted small">Codex opens in its own auto-review mode.</p>}
+          {backend === "claude-cli" && <p className="muted small">Claude Code's own CLI, one run per message.</p>}
+          {backend === "rho" && <p className="muted small">Your model from Rho's config file, with this project's tools and your MCP servers.</p>}
         </fieldset>
       )}
       <label htmlFor="cv-box">{conversation ? `Message to ${agent}` : `First message to ${agent}`}</label>

@@ -1,4 +1,4 @@
-//! One message: the person's prompt, the Agent's parts, the permission it waits on (or what earlier ones came to), its end in words, and decisions once it ended.
+//! One message: the person's prompt, the retries announced, the Agent's parts, the permission it waits on (or what earlier ones came to), its end in words, the tokens Rho's own agent spent, and decisions once it ended.
 
 import type { Decision, Message, Permission } from "./ops";
 import { Decide, Decisions } from "./Decide";
@@ -29,6 +29,14 @@ function cutWords(cut: NonNullable<Message["cut"]>): string {
   return bits.length ? `A limit dropped ${bits.join(", ")} from this record${keys}.` : keys ? `Limits shortened this record${keys}.` : "";
 }
 
+/** Tokens per purpose, as a person reads them (Rho's own agent). */
+function spendWords(m: Message): string {
+  const spend = m.spend ?? [];
+  if (spend.length === 0) return "";
+  const name = (p: string) => (p === "turn" ? "this answer" : p === "mcp_sampling" ? "servers' sampling" : p);
+  return `Tokens: ${spend.map((s) => `${name(s.purpose)} ${s.inputTokens.toLocaleString("en")} in, ${s.outputTokens.toLocaleString("en")} out`).join("; ")}.`;
+}
+
 function keptWords(m: Message): string {
   const kept = m.kept ?? [];
   const left = m.keptOmitted ?? [];
@@ -52,6 +60,11 @@ export function MessageView({ projectId, conversationId, backend, m, paired, onP
       {m.contexts.length > 0 && <p className="muted small">With {m.contexts.length === 1 ? "1 context" : `${m.contexts.length} contexts`}: {m.contexts.join(", ")}</p>}
       <div className="cv-answer">
         <p className="cv-agent">{agent}</p>
+        {(m.retries ?? []).map((r, i) => (
+          <p key={i} className="muted small" data-testid="cv-retry">
+            {capital(r)}
+          </p>
+        ))}
         <Parts parts={m.parts} />
         {m.parts.length === 0 && m.state === "running" && <p className="muted">Waiting for the first words…</p>}
         {settled.length > 0 && (
@@ -72,6 +85,11 @@ export function MessageView({ projectId, conversationId, backend, m, paired, onP
         {m.endedAt && m.state === "ended" ? <span className="muted small"> {when(m.endedAt)}</span> : null}
       </p>
       {m.cut && <p className="muted small">{cutWords(m.cut)}</p>}
+      {spendWords(m) && (
+        <p className="muted small" data-testid="cv-spend">
+          {spendWords(m)}
+        </p>
+      )}
       {keptWords(m) && (
         <p className="muted small" data-testid="cv-kept">
           {keptWords(m)}

@@ -1,13 +1,45 @@
-//! A message's parts as the Agent produced them: its text, its thinking (folded), and tool steps with their title, kind, input and expandable detail.
+//! A message's parts as the Agent produced them: its text, its thinking (folded), and tool steps with their title, kind, input and expandable detail (for Rho's own agent: the server or operation, the duration, and the raw input and output).
 
-import type { Part, Step } from "./ops";
-import { categoryLabel, stepStatus } from "./words";
+import type { Call, Part, Step } from "./ops";
+import { categoryLabel, duration, pretty, stepStatus } from "./words";
+
+/** Where a call of Rho's own agent went: its MCP server, or the project operation. */
+function source(call: Call): string {
+  if (call.server) return `MCP server ${call.server}`;
+  if (call.operation) return `Rho ${call.operation}`;
+  return call.name;
+}
+
+/** The card details of a call of Rho's own agent: the raw input and output one click away. */
+function CallDetail({ call }: { call: Call }) {
+  return (
+    <>
+      <dt>Tool</dt>
+      <dd>
+        <code>{call.name}</code> ({source(call)})
+      </dd>
+      <dt>Raw input</dt>
+      <dd>
+        <pre className="cv-lines" data-testid="cv-call-input">
+          {pretty(call.rawInput)}
+        </pre>
+      </dd>
+      <dt>{call.isError ? "Error" : "Raw output"}</dt>
+      <dd>
+        <pre className="cv-lines" data-testid="cv-call-output">
+          {call.rawOutput || "(nothing)"}
+        </pre>
+      </dd>
+    </>
+  );
+}
 
 function StepView({ step }: { step: Step }) {
-  const hasDetail = step.exitCode !== null || step.lastLines !== null || step.purpose !== null;
+  const call = step.call;
+  const hasDetail = step.exitCode !== null || step.lastLines !== null || step.purpose !== null || call !== undefined;
   const head = (
     <>
-      <span className="cv-cat">{categoryLabel(step.category)}</span> <span className="cv-step-title">{step.title}</span>
+      <span className="cv-cat">{call ? source(call) : categoryLabel(step.category)}</span> <span className="cv-step-title">{step.title}</span>
       {step.input && step.input !== step.title && (
         <>
           {" "}
@@ -15,8 +47,14 @@ function StepView({ step }: { step: Step }) {
         </>
       )}{" "}
       <span className={`cv-status cv-${step.status}`} data-testid="cv-step-status">
-        {stepStatus(step)}
+        {call?.cancelled ? "stopped" : stepStatus(step)}
       </span>
+      {call && (
+        <span className="muted small" data-testid="cv-call-duration">
+          {" "}
+          {duration(call.durationMs)}
+        </span>
+      )}
     </>
   );
   if (!hasDetail) {
@@ -50,6 +88,7 @@ function StepView({ step }: { step: Step }) {
             </dd>
           </>
         )}
+        {call && <CallDetail call={call} />}
       </dl>
     </details>
   );

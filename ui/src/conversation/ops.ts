@@ -2,9 +2,9 @@
 
 import { post } from "../api/client";
 
-export type Backend = "claude" | "codex";
-/** What a conversation may run on: the two the panel offers, and Claude Code's own CLI (`claude-cli`, a service default). */
-export type ConversationBackend = Backend | "claude-cli";
+/** What a conversation may run on: Claude Code (over ACP or its own CLI), Codex, and Rho's own agent on the person's model. */
+export type Backend = "claude" | "codex" | "claude-cli" | "rho";
+export type ConversationBackend = Backend;
 export type ConversationState = "idle" | "running" | "waiting" | "needs-choice";
 export type MessageState = "running" | "ended" | "unknown";
 export type StopReason = "end_turn" | "cancelled" | "max_tokens" | "max_turn_requests" | "refusal" | "error";
@@ -28,6 +28,28 @@ export interface Conversation {
   note: string | null;
   /** Messages that went to keep a limit, and the limit's key. */
   dropped: { count: number; limit: string } | null;
+  /** Rho's own agent: the conversation's tokens per purpose (`turn`, `mcp_sampling`). */
+  spend?: Spend[];
+}
+
+/** Tokens one purpose spent, as the provider reported them. */
+export interface Spend {
+  purpose: string;
+  inputTokens: number;
+  outputTokens: number;
+  requests: number;
+}
+
+/** A tool call of Rho's own agent: where the tool comes from, how long it ran, its raw input and output. */
+export interface Call {
+  name: string;
+  server: string | null;
+  operation: string | null;
+  durationMs: number;
+  rawInput: string;
+  rawOutput: string;
+  isError: boolean;
+  cancelled: boolean;
 }
 
 export interface Step {
@@ -42,6 +64,8 @@ export interface Step {
   /** The last 20 lines a command printed (at most 2 KiB). */
   lastLines: string | null;
   purpose: string | null;
+  /** Rho's own agent: the call's card. */
+  call?: Call;
 }
 
 export type Part = { kind: "text"; text: string } | { kind: "thought"; text: string } | { kind: "step"; step: Step };
@@ -103,6 +127,10 @@ export interface Message {
   /** The file versions it kept when it ended, and the files left out with why. */
   kept?: FileVersion[];
   keptOmitted?: { path: string; reason: string }[];
+  /** Rho's own agent: tokens per purpose for this message. */
+  spend?: Spend[];
+  /** Rho's own agent: each retry of a failed model request, announced. */
+  retries?: string[];
   /** Set by `conversation.stop` when its bound passed before the prompt's response confirmed it. */
   stopping?: boolean;
 }

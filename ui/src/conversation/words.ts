@@ -3,8 +3,22 @@
 import type { Backend, Conversation, Message, Permission, Step } from "./ops";
 import { answerText } from "./model";
 
-export const BACKEND_NAME: Record<Backend, string> = { claude: "Claude Code", codex: "Codex" };
-export const backendName = (b: string) => (b === "claude-cli" ? "Claude Code (CLI)" : (BACKEND_NAME[b as Backend] ?? b));
+export const BACKEND_NAME: Record<Backend, string> = { claude: "Claude Code", codex: "Codex", "claude-cli": "Claude Code (CLI)", rho: "Rho's own agent" };
+export const backendName = (b: string) => BACKEND_NAME[b as Backend] ?? b;
+
+/** How long a call took, as a person reads it. */
+export function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10000 ? 1 : 0)} s`;
+}
+
+/** A raw JSON input shown indented when it parses. */
+export function pretty(raw: string): string {
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}
 
 /** `local`, `paired:…`, `agent:…` as a person reads them. */
 export function who(by: string | null): string {
