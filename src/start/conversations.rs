@@ -87,6 +87,10 @@ pub(crate) fn service_setup(
         turn: limits.into(),
         keep: limits.into(),
         stop_bound: STOP_BOUND,
-        native: Default::default(),
+        native: rho_actors::agent::conversation::native::NativeConfig {
+            rscript: runtimes.rscript.path.clone(),
+            python: runtimes.python.path.clone(),
+            ..Default::default()
+        },
     }
 }

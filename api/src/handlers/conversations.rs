@@ -413,5 +413,6 @@ pub(super) fn register(
             }
         },
     )?;
-    super::conversation_more::register(table, services)
+    super::conversation_more::register(table, services)?;
+    super::conversation_surfaces::register(table, services)
 }

@@ -114,3 +114,62 @@ fn killing_rho_mid_call_leaves_the_message_unknown_and_no_mcp_server() {
         "the new session started the server"
     );
 }
+
+#[test]
+fn mcp_and_doctor_report_the_live_session() {
+    let server = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/fixtures/modern_server.py");
+    let table = format!(
+        "[mcp.servers.py]\ntransport = \"stdio\"\ncommand = {:?}\nargs = [{:?}]\n\n[mcp.servers.off]\ntransport = \"stdio\"\ncommand = \"true\"\nenabled = false\n",
+        python().display().to_string(),
+        server.display().to_string()
+    );
+    let c = native_env("native-surfaces", &table, &[]);
+    let (conv, m) = c.converse("d1", "Say hello", json!({}));
+    assert_eq!(m["stopReason"], "end_turn", "{m}");
+    let (status, v) = c
+        .env
+        .local("conversation.mcp", json!({"conversationId": conv}));
+    assert_eq!(status, 200, "{v}");
+    let r = &v["value"];
+    assert_eq!(r["live"], true, "{r}");
+    let servers = r["servers"].as_array().unwrap();
+    let py = servers.iter().find(|s| s["id"] == "py").unwrap();
+    assert_eq!(py["status"], "connected", "{py}");
+    assert_eq!(py["transport"], "stdio", "{py}");
+    assert!(py["era"].is_string(), "{py}");
+    assert!(
+        py["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["exported"] == "mcp__py__echo"),
+        "{py}"
+    );
+    let off = servers.iter().find(|s| s["id"] == "off").unwrap();
+    assert_eq!(off["status"], "disabled", "{off}");
+    let (status, v) = c
+        .env
+        .local("conversation.doctor", json!({"conversationId": conv}));
+    assert_eq!(status, 200, "{v}");
+    let rows = v["value"]["rows"].as_array().unwrap();
+    let row = |name: &str| rows.iter().find(|r| r["check"] == name).cloned().unwrap();
+    let provider = row("provider");
+    assert_eq!(provider["ok"], true, "{provider}");
+    assert!(
+        provider["detail"].as_str().unwrap().contains("mock-model"),
+        "{provider}"
+    );
+    let mcp = row("mcp");
+    assert_eq!(mcp["ok"], true, "{mcp}");
+    assert!(
+        mcp["detail"].as_str().unwrap().contains("1 connected"),
+        "{mcp}"
+    );
+    assert!(row("r")["detail"].is_string() && row("python")["detail"].is_string());
+    // An unknown conversation is not found.
+    let (_, e) = c.env.local(
+        "conversation.mcp",
+        json!({"conversationId": "00000000-0000-0000-0000-000000000000"}),
+    );
+    assert_eq!(e["error"]["code"], "not_found", "{e}");
+}

@@ -1,6 +1,7 @@
 //! Wire contracts of `conversation.*` (docs/conversations.md): requests, the views of a
 //! conversation, message, step and permission, and the operations' declarations.
 
+use super::surfaces_contract::{DoctorReply, McpReply, SurfaceRequest};
 use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec};
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -417,4 +418,10 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("conversation.list", Effect::Read,
         "The browser only: the project's conversations, newest first.",
         schema::<ListRequest>, reply::<ListReply>, &["invalid", "not_found"]).retained(),
+    op("conversation.mcp", Effect::Read,
+        "The browser only (`/mcp`): the MCP servers of the selected config as the conversation's session of Rho's own agent runs them (status, era, errors, exported tools, tools needing a restart, prompts, resources, last ping); the configured entries when none runs, and for a Claude Code or Codex conversation the entries as not_loaded.",
+        schema::<SurfaceRequest>, reply::<McpReply>, &["invalid", "not_found", "unavailable"]),
+    op("conversation.doctor", Effect::Read,
+        "The browser only (`/doctor`): the model provider asked for its model list now, the model, the MCP servers' health, and the R and Python the service found.",
+        schema::<SurfaceRequest>, reply::<DoctorReply>, &["invalid", "not_found"]),
 ];

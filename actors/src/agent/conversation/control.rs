@@ -39,6 +39,11 @@ pub enum Control {
     },
     /// Cancel the running turn; `done` fires once the prompt's response confirmed the end.
     Stop { done: oneshot::Sender<()> },
+    /// `/mcp`: the MCP servers as Rho's own agent's live session runs them (`None`: no such
+    /// session).
+    Servers {
+        done: oneshot::Sender<Option<Vec<rho_mcp::report::ServerReport>>>,
+    },
 }
 
 /// A future the service answers.
@@ -157,6 +162,14 @@ impl Live {
             Live::Acp(s) => s.adapter().pgid(),
             Live::Cli(s) => s.process().and_then(|p| p.pgid()),
             Live::Native(_) => None,
+        }
+    }
+
+    /// `/mcp` of Rho's own agent (`None` for the other backends: they start no MCP server).
+    pub(super) fn mcp_report(&self) -> Option<Vec<rho_mcp::report::ServerReport>> {
+        match self {
+            Live::Native(s) => s.mcp_report(),
+            _ => None,
         }
     }
 

@@ -38,6 +38,10 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
             history,
         } = control
         else {
+            if let Control::Servers { done } = control {
+                let _ = done.send(session.as_ref().and_then(Live::mcp_report));
+                continue;
+            }
             refuse_idle(control);
             continue;
         };
@@ -180,6 +184,9 @@ fn refuse_idle(control: Control) {
             )));
         }
         Control::Stop { done } => drop(done),
+        Control::Servers { done } => {
+            let _ = done.send(None);
+        }
         Control::Prompt { .. } => {}
     }
 }

@@ -88,7 +88,7 @@ fn mailbox(e: MailboxError) -> ActorError {
     ActorError::internal(format!("mailbox: {e}"))
 }
 
-async fn read(
+pub(super) async fn read(
     child: Addr<crate::child::EntityActor<ConversationEntity>>,
 ) -> Result<ConversationEntity, ActorError> {
     let read = Box::new(|e: &ConversationEntity| e.clone());

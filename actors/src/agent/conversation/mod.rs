@@ -23,6 +23,8 @@ pub mod record;
 pub mod render;
 pub mod session;
 pub mod summary;
+pub mod surfaces;
+pub mod surfaces_contract;
 mod turn;
 
 pub use entity::ConversationEntity;

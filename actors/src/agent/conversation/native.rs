@@ -31,6 +31,9 @@ const PROJECT_OUTPUT_BYTES: usize = 64 * 1024;
 pub struct NativeConfig {
     pub config: Option<PathBuf>,
     pub home: PathBuf,
+    /// The Rscript and Python the service found at start (`/doctor` names them).
+    pub rscript: Option<PathBuf>,
+    pub python: Option<PathBuf>,
 }
 
 impl Default for NativeConfig {
@@ -38,6 +41,8 @@ impl Default for NativeConfig {
         NativeConfig {
             config: None,
             home: rho_mcp::config::rho_home(),
+            rscript: None,
+            python: None,
         }
     }
 }
@@ -142,6 +147,11 @@ impl NativeLive {
             .into_iter()
             .filter_map(|pgid| cmdline(pgid).map(|c| (pgid, c)))
             .collect()
+    }
+
+    /// `/mcp`: every configured entry, live where this session started it.
+    pub fn mcp_report(&self) -> Option<Vec<rho_mcp::report::ServerReport>> {
+        self.session.as_ref().map(NativeSession::mcp_report)
     }
 
     /// Starts a turn with the person's text.

@@ -337,6 +337,10 @@ fn control(s: &mut Live, t: &mut Turn, c: Control, facts: &mut Vec<ConversationE
             };
             Some((done, answer))
         }
+        Control::Servers { done } => {
+            let _ = done.send(s.mcp_report());
+            None
+        }
         Control::Stop { done } => {
             if t.waiters.is_empty() && t.limit.is_none() {
                 cancel(s, t, facts);

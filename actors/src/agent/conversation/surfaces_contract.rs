@@ -1,0 +1,108 @@
+//! The wire shapes of `conversation.mcp` and `conversation.doctor` (`/mcp` and `/doctor` in the
+//! panel), and the view of one MCP server report (`rho mcp list`'s stable report).
+
+use rho_mcp::report::ServerReport;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `conversation.mcp` and `conversation.doctor`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SurfaceRequest {
+    pub project_id: String,
+    pub conversation_id: String,
+}
+
+/// One tool a server offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolView {
+    /// The server's own name.
+    pub name: String,
+    /// The name the model sees (null when allow/deny hides it).
+    pub exported: Option<String>,
+    pub title: Option<String>,
+}
+
+/// One configured MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpServerView {
+    pub id: String,
+    /// `config` or `plugin:<name>`.
+    pub source: String,
+    /// `stdio` or `streamable_http`.
+    pub transport: Option<String>,
+    pub enabled: bool,
+    /// `configured` (not started), `disabled`, `malformed`, `connected`, `failed`, or
+    /// `not_loaded` (a Claude Code or Codex conversation starts none).
+    pub status: String,
+    /// The protocol era once connected.
+    pub era: Option<String>,
+    pub error: Option<String>,
+    pub tools: Vec<McpToolView>,
+    /// Tools that appeared after the session started: offered after a restart.
+    pub tools_needing_restart: Vec<String>,
+    /// The slash commands of its prompts (`/mcp:<server>:<prompt>`).
+    pub prompts: Vec<String>,
+    /// Its resources' URIs and templates.
+    pub resources: Vec<String>,
+    pub last_ping: Option<String>,
+}
+
+/// `conversation.mcp`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpReply {
+    /// Whether a live session of Rho's own agent answered (else the configured entries).
+    pub live: bool,
+    pub servers: Vec<McpServerView>,
+}
+
+/// One row of `/doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorRow {
+    /// `provider`, `mcp`, `r` or `python`.
+    pub check: String,
+    pub ok: bool,
+    /// What was found, in words (the model, counts, a path).
+    pub detail: String,
+}
+
+/// `conversation.doctor`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorReply {
+    pub rows: Vec<DoctorRow>,
+}
+
+/// A report as the panel reads it.
+pub fn server(r: &ServerReport) -> McpServerView {
+    let status = serde_json::to_value(r.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    McpServerView {
+        id: r.id.clone(),
+        source: r.source.clone(),
+        transport: r.transport.clone(),
+        enabled: r.enabled,
+        status,
+        era: r.era.clone(),
+        error: r.error.clone(),
+        tools: r
+            .tools
+            .iter()
+            .map(|t| McpToolView {
+                name: t.name.clone(),
+                exported: t.exported.clone(),
+                title: t.title.clone(),
+            })
+            .collect(),
+        tools_needing_restart: r.tools_needing_restart.clone(),
+        prompts: r.prompts.iter().map(|p| p.command.clone()).collect(),
+        resources: r.resources.iter().map(|x| x.uri.clone()).collect(),
+        last_ping: r.last_ping.clone(),
+    }
+}
