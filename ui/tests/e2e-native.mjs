@@ -1,7 +1,8 @@
 // End to end in Chromium against a real `rho` whose conversations can run Rho's own agent on the scripted model with
 // the Python SDK test server as an MCP server: the backend choice offers all four, Rho's own agent calls the server's
 // echo tool, and its card names the server, the status and the duration, with the raw input and output one click
-// away; the tokens it spent are said under the message; axe and overflow at 1600 and 390.
+// away; the tokens it spent are said under the message; /mcp and /doctor typed in the message box show the live
+// server and the health rows without sending anything; axe and overflow at 1600 and 390.
 //
 // Run by tests/it/chromium/ui_native.rs with the pinned Node. Environment: RHO_URL, RHO_ARTIFACTS. Prints one JSON
 // line of facts; exits 1 on any failure.
@@ -53,6 +54,22 @@ await inChromium(failures, async (browser) => {
   check(facts.raw_output.includes("echo: from the panel"), `the raw output: ${facts.raw_output}`);
   facts.spend = await last().getByTestId("cv-spend").textContent();
   check(/Tokens: this answer \d+ in, \d+ out\./.test(facts.spend), `the tokens spent are said: ${facts.spend}`);
+
+  // /mcp and /doctor in the message box: nothing is sent to the Agent.
+  const asked = (await page.getByTestId("cv-message").count());
+  await box.fill("/mcp");
+  await box.press("Enter");
+  const surface = page.getByTestId("cv-surface");
+  await until("/mcp is shown", async () => (await surface.count()) === 1);
+  facts.mcp = await surface.getByTestId("cv-server").first().textContent();
+  check(facts.mcp.includes("py") && facts.mcp.includes("connected") && facts.mcp.includes("mcp__py__echo"), `/mcp shows the live server and its tools: ${facts.mcp}`);
+  await box.fill("/doctor");
+  await box.press("Enter");
+  await until("/doctor is shown", async () => (await surface.getByTestId("cv-doctor-provider").count()) === 1);
+  facts.doctor = await surface.textContent();
+  check(/Model provider\s*ok: anthropic/.test(facts.doctor), `/doctor says the provider answers: ${facts.doctor}`);
+  check(/MCP servers\s*ok: 1 configured, 1 connected/.test(facts.doctor), `/doctor's MCP row: ${facts.doctor}`);
+  check((await page.getByTestId("cv-message").count()) === asked, "a slash command sends no message");
 
   await axe(page, "native_1600");
   await noOverflow(page, "native_1600");

@@ -7,6 +7,7 @@ import { callConversation } from "./ops";
 import type { Backend, Conversation, Message } from "./ops";
 import { message, missingOf, retrying, type Missing } from "./send";
 import { BACKEND_NAME, backendName } from "./words";
+import { Surfaces, type Report } from "./Surfaces";
 
 export interface ComposerProps {
   projectId: string;
@@ -28,11 +29,30 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
   const [stopping, setStopping] = useState(false);
   const [missing, setMissing] = useState<Missing | null>(null);
   const draft = useRef<Draft | null>(null);
+  const [report, setReport] = useState<Report | null>(null);
   const agent = conversation ? backendName(conversation.backend) : BACKEND_NAME[backend];
   const choosing = conversation?.state === "needs-choice";
   const blocked = running !== null || (choosing && !fresh);
 
+  /** `/mcp` and `/doctor` ask the service about this conversation; nothing is sent to the Agent. */
+  const surface = async (which: "/mcp" | "/doctor") => {
+    if (!conversation) return;
+    setBusy(true);
+    try {
+      const req = { projectId, conversationId: conversation.conversationId };
+      setReport(which === "/mcp" ? { kind: "mcp", mcp: await callConversation("conversation.mcp", req) } : { kind: "doctor", rows: (await callConversation("conversation.doctor", req)).rows });
+      setText("");
+      onNote(which === "/mcp" ? "MCP servers shown below the message box." : "Health shown below the message box.");
+    } catch (e) {
+      onNote(`${which} failed: ${message(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const send = async () => {
+    const typed = text.trim();
+    if (conversation && (typed === "/mcp" || typed === "/doctor")) return surface(typed);
     if (!text.trim() || busy || blocked) return;
     const mode = !conversation && backend === "claude" && ask ? "default" : null;
     const target = conversation ? `${conversation.conversationId}:${choosing ? "fresh" : ""}` : `new:${backend}:${mode ?? ""}`;
@@ -90,7 +110,9 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
       ? fresh
         ? `Your next message starts a fresh ${agent} session, given a summary of this conversation. Enter sends.`
         : "This conversation cannot continue its Agent session; choose above."
-      : "Enter sends, Shift+Enter starts a new line.";
+      : conversation
+        ? "Enter sends, Shift+Enter starts a new line; /mcp lists the MCP servers, /doctor checks the model, MCP, R and Python."
+        : "Enter sends, Shift+Enter starts a new line.";
   return (
     <div className="cv-composer">
       {!conversation && (
@@ -117,7 +139,7 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
         {help}
       </p>
       <div className="toolbar cv-actions">
-        <button type="button" onClick={() => void send()} disabled={busy || blocked || !text.trim()}>
+        <button type="button" onClick={() => void send()} disabled={busy || (blocked && !/^\/(mcp|doctor)$/.test(text.trim())) || !text.trim()}>
           Send
         </button>
         {running && (
@@ -126,6 +148,7 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
           </button>
         )}
       </div>
+      {report && <Surfaces report={report} onClose={() => setReport(null)} />}
       {missing && (
         <div role="alert" className="cv-missing" data-testid="cv-missing">
           <p>

@@ -167,6 +167,37 @@ export interface ConversationOps {
     res: { decision: Decision };
   };
   "conversation.list": { req: P<object>; res: { conversations: Conversation[]; removed: { count: number; limit: string } | null } };
+  "conversation.mcp": { req: P<{ conversationId: string }>; res: McpReport };
+  "conversation.doctor": { req: P<{ conversationId: string }>; res: { rows: DoctorRow[] } };
+}
+
+/** One configured MCP server as `/mcp` shows it. */
+export interface McpServer {
+  id: string;
+  source: string;
+  transport: string | null;
+  enabled: boolean;
+  status: string;
+  era: string | null;
+  error: string | null;
+  tools: { name: string; exported: string | null; title: string | null }[];
+  toolsNeedingRestart: string[];
+  prompts: string[];
+  resources: string[];
+  lastPing: string | null;
+}
+
+/** `/mcp`: whether a live session answered, and every configured server. */
+export interface McpReport {
+  live: boolean;
+  servers: McpServer[];
+}
+
+/** One row of `/doctor`. */
+export interface DoctorRow {
+  check: string;
+  ok: boolean;
+  detail: string;
 }
 
 /** The request fields each operation requires, as protocol/operations publishes them. */
@@ -178,6 +209,8 @@ export const CONVERSATION_REQUIRED: { [K in keyof ConversationOps]: string[] } =
   "conversation.permission": ["projectId", "conversationId", "requestId", "optionId"],
   "conversation.decide": ["projectId", "conversationId", "messageId", "decision", "changeId"],
   "conversation.list": ["projectId"],
+  "conversation.mcp": ["projectId", "conversationId"],
+  "conversation.doctor": ["projectId", "conversationId"],
 };
 
 /** Calls one `conversation.*` operation. They are also in the app's `Ops` (tests/protocol.test.ts checks
