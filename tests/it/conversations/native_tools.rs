@@ -81,11 +81,18 @@ fn killing_rho_mid_call_leaves_the_message_unknown_and_no_mcp_server() {
     )
     .unwrap();
     let events = scratch.path().join("events");
+    // Started through a wrapper that leaves a grandchild in the server's group which ignores the
+    // closed pipes (like an npx tree): only the recovery's kill of the group ends it.
+    let orphan = scratch.path().join("orphan.pid");
+    let wrapper =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/tests/fixtures/wrap-with-orphan.sh");
     let table = format!(
-        "[mcp.servers.py]\ntransport = \"stdio\"\ncommand = {:?}\nargs = [{:?}]\nenv = {{ RHO_TEST_EVENTS = {:?} }}\n",
+        "[mcp.servers.py]\ntransport = \"stdio\"\ncommand = \"sh\"\nargs = [{:?}, {:?}, {:?}]\nenv = {{ RHO_TEST_EVENTS = {:?}, RHO_TEST_PIDFILE = {:?} }}\n",
+        wrapper.display().to_string(),
         python().display().to_string(),
         server.display().to_string(),
-        events.display().to_string()
+        events.display().to_string(),
+        orphan.display().to_string()
     );
     let needle = server.display().to_string();
     let mut c = native_env("native-kill", &table, &[]);
@@ -97,13 +104,25 @@ fn killing_rho_mid_call_leaves_the_message_unknown_and_no_mcp_server() {
     let step = &steps(&m)[0];
     assert_eq!(step["status"], "in_progress", "{step}");
     assert!(!running(&needle).is_empty(), "the MCP server runs");
+    let grandchild: i32 = std::fs::read_to_string(&orphan)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| s.split(' ').nth(2).is_some_and(|state| state != "Z"))
+    };
+    assert!(alive(grandchild));
     let asked = c.mock.requests().len();
     c.restart();
     let m = c.message(&conv, &mid);
     assert_eq!(m["state"], "unknown", "{m}");
-    until("the MCP server is gone", Duration::from_secs(15), || {
-        running(&needle).is_empty()
-    });
+    until(
+        "the MCP server and its grandchild are gone",
+        Duration::from_secs(15),
+        || running(&needle).is_empty() && !alive(grandchild),
+    );
     // Nothing was sent again; the conversation goes on in a new session.
     assert_eq!(c.mock.requests().len(), asked, "nothing replayed");
     let next = c.send(&conv, "k2", "Say hello");

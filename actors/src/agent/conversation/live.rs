@@ -114,11 +114,15 @@ fn kill_adapter_group(pgid: i32) {
     );
 }
 
-/// An MCP server group of Rho's own agent that outlived Rho: killed only when its leader still
-/// runs the command line journaled when it started (a reused process id is left alone).
+/// An MCP server group of Rho's own agent that outlived Rho: killed when its leader still runs
+/// the command line journaled when it started, or when the leader is gone (a group id is not
+/// reused while the group has members, so what is left in it is the server's: a grandchild
+/// that ignored the closed pipes). A reused process id running something else is left alone.
 fn kill_server_group(pgid: i32, cmdline: &str) {
-    if super::native::cmdline(pgid).as_deref() != Some(cmdline) {
-        return;
+    match super::native::cmdline(pgid) {
+        Some(now) if now != cmdline => return,
+        None if std::path::Path::new(&format!("/proc/{pgid}")).exists() => return,
+        _ => {}
     }
     tracing::info!(target: "rho::agent::conversation", pgid, "killing an MCP server of Rho's own agent that outlived Rho");
     let _ = nix::sys::signal::killpg(
