@@ -132,6 +132,26 @@ fn killing_rho_mid_call_leaves_the_message_unknown_and_no_mcp_server() {
         !running(&needle).is_empty(),
         "the new session started the server"
     );
+    // A graceful stop of Rho ends the new session's server group, grandchild included.
+    let second: i32 = std::fs::read_to_string(&orphan)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(second != grandchild && alive(second));
+    let pid = c.env.service.child.id().to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    until("Rho stops on SIGTERM", Duration::from_secs(30), || {
+        matches!(c.env.service.child.try_wait(), Ok(Some(_)))
+    });
+    until(
+        "the second server and its grandchild are gone",
+        Duration::from_secs(15),
+        || running(&needle).is_empty() && !alive(second),
+    );
 }
 
 #[test]

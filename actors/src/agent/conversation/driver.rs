@@ -116,7 +116,7 @@ async fn open(
         )
         .await;
         return match started {
-            Ok(s) => {
+            Ok(mut s) => {
                 let facts = vec![
                     ConversationEvent::Session {
                         agent_session_id: s.session_id.clone(),

@@ -96,6 +96,8 @@ pub struct NativeLive {
     started: HashMap<String, StepStart>,
     turn: Option<u64>,
     usage: (u64, u64),
+    /// The MCP server groups as journaled (killed if the session is dropped unclosed).
+    groups: Vec<i32>,
 }
 
 impl NativeLive {
@@ -133,20 +135,24 @@ impl NativeLive {
             started: HashMap::new(),
             turn: None,
             usage: (0, 0),
+            groups: Vec::new(),
         })
     }
 
     /// The process groups of its stdio MCP servers, each with its command line as it runs now
     /// (journaled, so recovery kills exactly these after a kill -9 of Rho).
-    pub async fn servers(&self) -> Vec<(i32, String)> {
+    pub async fn servers(&mut self) -> Vec<(i32, String)> {
         let Some(s) = self.session.as_ref() else {
             return Vec::new();
         };
-        s.server_pgids()
+        let groups: Vec<(i32, String)> = s
+            .server_pgids()
             .await
             .into_iter()
             .filter_map(|pgid| cmdline(pgid).map(|c| (pgid, c)))
-            .collect()
+            .collect();
+        self.groups = groups.iter().map(|(g, _)| *g).collect();
+        groups
     }
 
     /// `/mcp`: every configured entry, live where this session started it.
@@ -319,6 +325,20 @@ impl NativeLive {
     pub async fn shutdown(&mut self) {
         if let Some(s) = self.session.take() {
             s.shutdown().await;
+        }
+        self.groups.clear();
+    }
+}
+
+impl Drop for NativeLive {
+    /// A session dropped without its orderly shutdown (the service is stopping, its driver task
+    /// is gone): its MCP server groups are killed, so no grandchild outlives it.
+    fn drop(&mut self) {
+        for pgid in self.groups.drain(..) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
         }
     }
 }
