@@ -37,7 +37,7 @@ await inChromium(failures, async (browser) => {
   const state = () => last().getByTestId("cv-state").textContent();
 
   // A plain answer: Enter sends, the text streams into the log, one short summary when it ends.
-  check(await page.getByRole("radio", { name: "Claude Code" }).isChecked(), "Claude Code is the default backend");
+  check(await page.getByRole("radio", { name: "Claude Code", exact: true }).isChecked(), "Claude Code is the default backend");
   await page.getByRole("checkbox", { name: /Ask me before each command/ }).check();
   await box.fill("Say hello");
   await box.press("Shift+Enter");
