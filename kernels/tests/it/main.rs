@@ -15,5 +15,6 @@ mod notebook_life;
 mod notebook_plots;
 mod notebook_py;
 mod notebook_r;
+mod remote_session;
 mod remote_ssh;
 mod support;
