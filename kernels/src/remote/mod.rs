@@ -10,7 +10,7 @@ pub mod session;
 pub mod ssh;
 pub mod wrapper;
 
-pub use check::{check, CheckReport, Found, Interpreters};
+pub use check::{check, check_command, CheckReport, Found, Interpreters};
 pub use copy::{copy, Copied};
 pub use list::{list, Entry, ListBounds, Listing};
 pub use route::{Route, SlurmClient};
