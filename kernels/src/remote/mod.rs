@@ -6,7 +6,9 @@ pub mod check;
 pub mod copy;
 pub mod list;
 pub mod route;
+pub mod serverctl;
 pub mod session;
+pub mod slurm;
 pub mod ssh;
 pub mod wrapper;
 
@@ -14,6 +16,7 @@ pub use check::{check, check_command, CheckReport, Found, Interpreters};
 pub use copy::{copy, Copied};
 pub use list::{list, Entry, ListBounds, Listing};
 pub use route::{Route, SlurmClient};
+pub use serverctl::{Server, Serverctl, ServerctlError, Skill};
 pub use session::{start as start_session, RemoteSpec};
 pub use ssh::{BadArgument, SshPlace};
 

@@ -1,5 +1,5 @@
-//! How a session reaches the machine it runs on: the place's ssh, or `srun` in a Slurm
-//! allocation of its own (on this machine or through an ssh login node). A route builds the
+//! How a session reaches the machine it runs on: the place's ssh, `srun` in a Slurm allocation
+//! of its own (on this machine or through an ssh login node), or `serverctl exec`. A route builds the
 //! session's command (its stdio carries the protocol) and, once the job is known, the command
 //! that runs a short script beside the session (a signal, reading a plot back).
 
@@ -78,6 +78,13 @@ pub enum Route {
         /// The job's name (Rho's session id in it).
         job_name: String,
     },
+    /// On a server the person's serverctl manages (`serverctl exec`, docs/serverctl.md).
+    Serverctl {
+        serverctl: super::serverctl::Serverctl,
+        server: String,
+        /// `serverctlSessionS`: serverctl ends the command after it.
+        max_seconds: u64,
+    },
 }
 
 impl Route {
@@ -86,6 +93,7 @@ impl Route {
         match self {
             Route::Ssh(_) => "ssh",
             Route::Srun { .. } => "srun",
+            Route::Serverctl { .. } => "serverctl",
         }
     }
 
@@ -113,6 +121,11 @@ impl Route {
                 argv.extend(["sh".into(), "-c".into(), line.to_string()]);
                 slurm.command(login.as_ref(), &argv, connect)
             }
+            Route::Serverctl {
+                serverctl,
+                server,
+                max_seconds,
+            } => Ok(serverctl.exec(server, *max_seconds, &["sh", "-c", line])),
         }
     }
 
@@ -144,6 +157,11 @@ impl Route {
                 ];
                 slurm.command(login.as_ref(), &argv, connect)
             }
+            Route::Serverctl {
+                serverctl,
+                server,
+                max_seconds,
+            } => Ok(serverctl.exec(server, *max_seconds, &["sh", "-c", script])),
         }
     }
 }

@@ -79,7 +79,7 @@ impl Link for RemoteLink {
             .get()
             .ok_or_else(|| std::io::Error::other("the runner's process group is not known yet"))?;
         let name = signal.as_str().trim_start_matches("SIG");
-        let script = format!("kill -{name} -- -{}", wrap.pgid);
+        let script = format!("kill -{name} -{}", wrap.pgid);
         let cmd = self
             .route
             .beside(&script, &wrap.job, self.signal_timeout)
@@ -176,6 +176,9 @@ fn status_words(via: &str, status: &std::io::Result<std::process::ExitStatus>) -
     match status {
         Ok(st) => match (st.code(), st.signal()) {
             (Some(255), _) if via == "ssh" => "the ssh connection ended (exit 255)".into(),
+            (Some(124), _) if via == "serverctl" => {
+                "serverctl ended it: its time limit for one command (serverctlSessionS) passed (exit 124)".into()
+            }
             (Some(c), _) => match wrapper_exit(c) {
                 Some(why) => format!("exit {c}: {why}"),
                 None if c > 128 && c < 160 => Signal::try_from(c - 128)

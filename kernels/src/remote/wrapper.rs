@@ -131,10 +131,14 @@ pub fn setup_script(l: &Launch<'_>) -> Result<String, PlaceError> {
     s.push_str("pg=$!\n");
     // stdin goes on to the runner's pipe; when it ends, the whole group goes.
     s.push_str(
-        "{ cat <&4 >&3 4<&-; kill -KILL -- \"-$pg\"; } </dev/null >/dev/null 2>&1 &\ncp=$!\nexec 4<&-\n",
+        "{ cat <&4 >&3 4<&-; kill -KILL \"-$pg\"; } </dev/null >/dev/null 2>&1 &\ncp=$!\nexec 4<&-\n",
+    );
+    // Ended from outside (Slurm's cancel, a hang-up): the group and the folder go first.
+    s.push_str(
+        "trap 'kill -KILL \"-$pg\" 2>/dev/null; kill -KILL \"$cp\" 2>/dev/null; rm -rf \"$d\"; exit 143' TERM HUP\n",
     );
     s.push_str(
-        "wait \"$pg\"; rc=$?\nkill -KILL -- \"-$pg\" 2>/dev/null\nkill -KILL \"$cp\" 2>/dev/null\nexec 3<&-\nrm -rf \"$d\"\nexit \"$rc\"\n",
+        "wait \"$pg\"; rc=$?\nkill -KILL \"-$pg\" 2>/dev/null\nkill -KILL \"$cp\" 2>/dev/null\nexec 3<&-\nrm -rf \"$d\"\nexit \"$rc\"\n",
     );
     Ok(s)
 }

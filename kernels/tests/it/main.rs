@@ -17,4 +17,6 @@ mod notebook_py;
 mod notebook_r;
 mod remote_session;
 mod remote_ssh;
+mod slurm_batch;
+mod slurm_session;
 mod support;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 pub mod notebook;
 pub mod remote;
+pub mod slurm;
 pub mod sshd;
 
 pub const CORE: &str = env!("CARGO_BIN_EXE_rho-core");
