@@ -15,6 +15,9 @@ const MAX_ANSWER: u64 = 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Serverctl {
     pub program: PathBuf,
+    /// Settings added to the inherited environment (the service adds none: its own `SSM_*`
+    /// are serverctl's).
+    pub env: Vec<(String, String)>,
 }
 
 /// One server of the registry.
@@ -84,7 +87,7 @@ fn name(kind: &str, n: &str) -> Result<(), ServerctlError> {
 impl Serverctl {
     fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(&self.program);
-        c.args(args);
+        c.args(args).envs(self.env.iter().map(|(k, v)| (k, v)));
         c
     }
 

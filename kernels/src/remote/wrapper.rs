@@ -58,7 +58,7 @@ pub fn setup_script(l: &Launch<'_>) -> Result<String, PlaceError> {
         if name.contains(['/', '\'', '"', ' ']) {
             return Err(PlaceError::Invalid(format!("runner file name {name:?}")));
         }
-        let end = format!("RHO_FILE_{}", l.nonce);
+        let end = format!("RHOEND{}", l.nonce);
         if text.lines().any(|line| line == end) {
             return Err(PlaceError::Invalid(format!("{name} holds the line {end}")));
         }
@@ -196,12 +196,12 @@ mod tests {
             limits_json: "{\"maxPlots\":8}",
         };
         let s = setup_script(&l).unwrap();
-        assert!(s.contains("cat > \"$d/runner.R\" <<'RHO_FILE_abc'\ncat(1)\nRHO_FILE_abc\n"));
-        assert!(s.contains("x <- 'a'\nRHO_FILE_abc\n"));
+        assert!(s.contains("cat > \"$d/runner.R\" <<'RHOENDabc'\ncat(1)\nRHOENDabc\n"));
+        assert!(s.contains("x <- 'a'\nRHOENDabc\n"));
         assert!(s.contains("cd -- '/data/it'\\''s'"));
         assert!(s.contains("'Rscript' \"$d/runner.R\" \"$d/commands\" \"$d/config.json\""));
         let bad = Launch {
-            files: &[("runner.R", "RHO_FILE_abc\n")],
+            files: &[("runner.R", "RHOENDabc\n")],
             ..l
         };
         assert!(setup_script(&bad).is_err());

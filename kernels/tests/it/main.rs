@@ -15,6 +15,7 @@ mod notebook_life;
 mod notebook_plots;
 mod notebook_py;
 mod notebook_r;
+mod remote_serverctl;
 mod remote_session;
 mod remote_ssh;
 mod slurm_batch;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 pub mod notebook;
 pub mod remote;
+pub mod serverctl;
 pub mod slurm;
 pub mod sshd;
 
