@@ -231,6 +231,12 @@ const OTHER_PROGRAMS: &[&str] = &[
     "--requirements",
     "--protocol-era",
     "--edges",
+    "--max-seconds",
+    "--jobid",
+    "--overlap",
+    "--parsable",
+    "--unbuffered",
+    "--wrap",
 ];
 
 #[test]

@@ -41,6 +41,7 @@ mod kernel_ends;
 mod kernel_live;
 mod mcp_login;
 mod owner_gate;
+mod places;
 mod protocol;
 mod resource_bytes;
 #[cfg(feature = "failpoints")]

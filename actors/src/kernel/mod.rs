@@ -12,6 +12,7 @@ pub mod live;
 #[cfg(test)]
 mod model_tests;
 pub mod ops;
+pub mod places;
 mod start;
 
 pub use decide::{plan_session, KernelCommand, KernelReply, QueueLimits, SessionPlan};
