@@ -19,8 +19,9 @@ use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDo
 use rho_actors::documents::text::Edit;
 use rho_actors::files::handlers::{Declared, PutResource};
 use rho_actors::files::PutBounds;
-use rho_actors::kernel::contract::Language;
+use rho_actors::kernel::contract::{CheckView, CopyRecord, Language, PlaceDefinition};
 use rho_actors::kernel::handlers::KernelPort;
+use rho_actors::kernel::places::{PlaceCommand, PlaceEvent};
 use rho_actors::kernel::{KernelCommand, KernelEvent, QueueLimits};
 use rho_actors::open::{journal_dir, open_project};
 use rho_actors::project::ProjectCommand;
@@ -522,6 +523,66 @@ async fn generate(env: &Env) -> PathBuf {
                 cell_id: "cell-2".into(),
             },
             ctx(Principal::Local),
+        )
+        .await
+        .unwrap();
+    // From v8: an ssh place defined, checked, chosen for R, a session started there, a copy.
+    let definition: PlaceDefinition = serde_json::from_value(json!({
+        "ssh": {"destination": "me@lab", "args": ["-p", "2222"]},
+        "rscript": "/usr/bin/Rscript"
+    }))
+    .unwrap();
+    let check: CheckView = serde_json::from_value(json!({
+        "place": "lab", "atMs": 1, "by": "local", "ok": true, "errorKind": null, "error": null,
+        "cwd": "/home/me", "r": {"path": "/usr/bin/Rscript", "version": "R 4.2.2"},
+        "jsonlite": true, "python": null, "freeBytes": 1024, "slurm": null, "elapsedMs": 7
+    }))
+    .unwrap();
+    let copy: CopyRecord = serde_json::from_value(json!({
+        "copyId": "copy-1", "place": "lab", "source": "/data/a.csv", "to": "a.csv", "bytes": 3,
+        "digest": "sha256:00", "modifiedS": 5, "by": "local", "changeId": "c1", "atMs": 9
+    }))
+    .unwrap();
+    for command in [
+        PlaceCommand::Define {
+            name: "lab".into(),
+            definition,
+            max_places: 16,
+        },
+        PlaceCommand::Checked { check },
+        PlaceCommand::Choose {
+            language: Language::R,
+            place: "lab".into(),
+        },
+        PlaceCommand::Copied {
+            record: copy,
+            digest: rho_actors::identity::input_digest(&json!({"path": "/data/a.csv"}), "changeId"),
+            max_copies: 500,
+        },
+    ] {
+        kernel
+            .command(KernelCommand::Place(command), ctx(Principal::Local))
+            .await
+            .unwrap();
+    }
+    kernel
+        .command(
+            KernelCommand::Record {
+                events: vec![
+                    KernelEvent::SessionStarting {
+                        session_id: "session-2".into(),
+                        language: Language::R,
+                        program: "/usr/bin/Rscript".into(),
+                        interpreter: None,
+                    },
+                    KernelEvent::Place(PlaceEvent::SessionAt {
+                        session_id: "session-2".into(),
+                        place: "lab".into(),
+                    }),
+                ],
+                max_ended_sessions: 20,
+            },
+            ctx(Principal::System),
         )
         .await
         .unwrap();
