@@ -363,6 +363,29 @@ pub fn jobcomp_path(
     })
 }
 
+/// The one sh line a managed R run's job runs (what the Core Host runs, without its guard:
+/// Slurm ends the job's processes): in `workdir`, `R_LIBS` led by `library`, `rscript SCRIPT
+/// OUTPUT_DIR ARGS...`.
+pub fn rscript_line(
+    workdir: &str,
+    library: &str,
+    rscript: &str,
+    script: &str,
+    output_dir: &str,
+    args: &[String],
+) -> Result<String, PlaceError> {
+    let mut words = vec![quote(rscript)?, quote(script)?, quote(output_dir)?];
+    for a in args {
+        words.push(quote(a)?);
+    }
+    Ok(format!(
+        "cd {} && R_LIBS={}${{R_LIBS:+:$R_LIBS}} && export R_LIBS && exec {}",
+        quote(workdir)?,
+        quote(library)?,
+        words.join(" ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

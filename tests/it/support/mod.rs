@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod poll;
 pub mod r;
 pub mod service;
+pub mod slurm;
 pub mod sshd;
 
 pub use env::{mode, rscript_spy, Env};

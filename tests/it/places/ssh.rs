@@ -1,4 +1,4 @@
-//! Places through the real `rho` (issue 19) against a private sshd on loopback: defining,
+//! Places through the real `rho` (issue 19, `places::ssh`) against a private sshd on loopback: defining,
 //! checking and choosing places with `maxPlaces`; listing with the cut; copying with its
 //! identity, digest, refusals and `maxCopies`; R and Python sessions on the place recording
 //! where they and their cells ran; kill -9 of Rho leaving nothing on the server; the masters
