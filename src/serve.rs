@@ -229,6 +229,7 @@ async fn serve(plan: Plan) -> ExitCode {
             &folders.state,
             &runtimes,
             agent_backend,
+            &limits.conversations,
         ))
         .with_agent(crate::connect::start(
             &folders.state,
@@ -430,8 +431,8 @@ impl Signals {
     }
 }
 
-/// Selected owners that no operation of this build belongs to (annotations, console and kernel
-/// until their issues land): selecting them enables nothing, and a start says so.
+/// Selected owners that no operation of this build belongs to (annotations until its issue
+/// lands): selecting them enables nothing, and a start says so.
 fn not_built(selection: &Selection) -> Vec<rho_actors::owners::Owner> {
     let ops = rho_actors::contract::registry::all();
     selection

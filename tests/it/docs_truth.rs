@@ -82,13 +82,17 @@ fn rust_text(dir: &Path, product_only: bool, out: &mut String) {
             }
         } else if name.ends_with(".rs") && !(product_only && test_file) {
             let text = std::fs::read_to_string(&p).expect("source file");
-            let kept = if product_only {
-                text.split("#[cfg(test)]").next().unwrap_or_default()
+            if product_only {
+                // Comments name no variable the product reads: only code counts.
+                let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+                for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                    out.push_str(line);
+                    out.push('\n');
+                }
             } else {
-                &text
-            };
-            out.push_str(kept);
-            out.push('\n');
+                out.push_str(&text);
+                out.push('\n');
+            }
         }
     }
 }
@@ -284,8 +288,48 @@ fn every_rho_flag_named_in_the_docs_exists_and_the_reverse() {
     );
 }
 
+/// The journal's entity kinds (`const KIND: &'static str = "..."` in the product).
+fn entity_kinds(source: &str) -> BTreeSet<String> {
+    source
+        .split("const KIND: &'static str = \"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_journal_entity_kind_is_named_in_the_operations_page_and_the_reverse() {
+    let page = std::fs::read_to_string(repo().join("docs/operations.md")).expect("operations.md");
+    let line = page
+        .split("\n- ")
+        .find(|item| item.starts_with("Entity kinds in the journal:"))
+        .expect("docs/operations.md lists the entity kinds in one item");
+    let documented: BTreeSet<String> = line
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    let mut kinds = entity_kinds(&product_source());
+    kinds.insert("journal".to_string());
+    let only_docs: Vec<_> = documented.difference(&kinds).collect();
+    let only_code: Vec<_> = kinds.difference(&documented).collect();
+    assert!(
+        only_docs.is_empty() && only_code.is_empty(),
+        "entity kinds named in docs/operations.md but journaled by no entity: {only_docs:?}; \
+         journaled but not named there: {only_code:?}"
+    );
+}
+
 #[test]
 fn the_extractors_find_what_they_should() {
+    assert_eq!(
+        entity_kinds(
+            "const KIND: &'static str = \"runs\";\n const KIND: &'static str = \"agent\";"
+        ),
+        ["agent", "runs"].into_iter().map(String::from).collect()
+    );
     assert_eq!(
         env_names("set `RHO_RSCRIPT`, not XRHO_NO; RUST_LOG=debug RHO_AB_ and every `RHO_*`"),
         ["RHO_AB", "RHO_RSCRIPT", "RUST_LOG"]

@@ -14,6 +14,7 @@ mod model_tests;
 pub mod ops;
 pub mod places;
 mod start;
+mod store;
 
 pub use decide::{plan_session, KernelCommand, KernelReply, QueueLimits, SessionPlan};
 pub use entity::KernelEntity;

@@ -10,18 +10,25 @@
 
 use crate::support;
 
+use rho_actors::agent::conversation::driver::{Setup, INSTRUCTIONS};
+use rho_actors::agent::conversation::entity::{DecisionRecord, Info, MessageState, Original};
+use rho_actors::agent::conversation::handlers::{
+    DecideMessage, ReadConversation, StartConversation,
+};
+use rho_actors::agent::conversation::{Backend, RecordLimits, Runtimes};
 use rho_actors::agent::entity::{Activity, AgentCommand, Binding};
 use rho_actors::agent::handlers::{BindingWrite, RecordActivity};
 use rho_actors::console::entity::{CommandRecord, CommandState, ConsoleEvent, Ended, Started};
 use rho_actors::console::handlers::state::{AcceptCommand, LearnCommand};
 use rho_actors::contexts::handlers::{ContextSource, MakeContext};
-use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDocument};
+use rho_actors::documents::handlers::{
+    DocWrite, DocWriteOp, OpenDocument, ReloadBuffers, SaveDocument,
+};
 use rho_actors::documents::text::Edit;
 use rho_actors::files::handlers::{Declared, PutResource};
 use rho_actors::files::PutBounds;
-use rho_actors::kernel::contract::{CheckView, CopyRecord, Language, PlaceDefinition};
+use rho_actors::kernel::contract::Language;
 use rho_actors::kernel::handlers::KernelPort;
-use rho_actors::kernel::places::{PlaceCommand, PlaceEvent};
 use rho_actors::kernel::{KernelCommand, KernelEvent, QueueLimits};
 use rho_actors::open::{journal_dir, open_project};
 use rho_actors::project::ProjectCommand;
@@ -39,6 +46,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use support::{config, ctx, ctx_with, Env};
 use uuid::Uuid;
+
+mod places;
 
 /// The journal format version (`journal/FORMAT.md`) the golden segment was written with (v6 on:
 /// 2, the preallocated segments every new segment is; v5 holds format 1).
@@ -474,6 +483,7 @@ async fn generate(env: &Env) -> PathBuf {
                 digest: rho_actors::identity::input_digest(&json!({"code": "1+1"}), "changeId"),
                 purpose: Some("golden".into()),
                 limits: KERNEL_LIMITS,
+                start_in: None,
             },
             ctx(Principal::Agent("claude-code".into())),
         )
@@ -499,6 +509,7 @@ async fn generate(env: &Env) -> PathBuf {
                 digest: rho_actors::identity::input_digest(&json!({"code": "2"}), "changeId"),
                 purpose: None,
                 limits: KERNEL_LIMITS,
+                start_in: None,
             },
             ctx(Principal::Local),
         )
@@ -526,66 +537,7 @@ async fn generate(env: &Env) -> PathBuf {
         )
         .await
         .unwrap();
-    // From v8: an ssh place defined, checked, chosen for R, a session started there, a copy.
-    let definition: PlaceDefinition = serde_json::from_value(json!({
-        "ssh": {"destination": "me@lab", "args": ["-p", "2222"]},
-        "rscript": "/usr/bin/Rscript"
-    }))
-    .unwrap();
-    let check: CheckView = serde_json::from_value(json!({
-        "place": "lab", "atMs": 1, "by": "local", "ok": true, "errorKind": null, "error": null,
-        "cwd": "/home/me", "r": {"path": "/usr/bin/Rscript", "version": "R 4.2.2"},
-        "jsonlite": true, "python": null, "freeBytes": 1024, "slurm": null, "elapsedMs": 7
-    }))
-    .unwrap();
-    let copy: CopyRecord = serde_json::from_value(json!({
-        "copyId": "copy-1", "place": "lab", "source": "/data/a.csv", "to": "a.csv", "bytes": 3,
-        "digest": "sha256:00", "modifiedS": 5, "by": "local", "changeId": "c1", "atMs": 9
-    }))
-    .unwrap();
-    for command in [
-        PlaceCommand::Define {
-            name: "lab".into(),
-            definition,
-            max_places: 16,
-        },
-        PlaceCommand::Checked { check },
-        PlaceCommand::Choose {
-            language: Language::R,
-            place: "lab".into(),
-        },
-        PlaceCommand::Copied {
-            record: copy,
-            digest: rho_actors::identity::input_digest(&json!({"path": "/data/a.csv"}), "changeId"),
-            max_copies: 500,
-        },
-    ] {
-        kernel
-            .command(KernelCommand::Place(command), ctx(Principal::Local))
-            .await
-            .unwrap();
-    }
-    kernel
-        .command(
-            KernelCommand::Record {
-                events: vec![
-                    KernelEvent::SessionStarting {
-                        session_id: "session-2".into(),
-                        language: Language::R,
-                        program: "/usr/bin/Rscript".into(),
-                        interpreter: None,
-                    },
-                    KernelEvent::Place(PlaceEvent::SessionAt {
-                        session_id: "session-2".into(),
-                        place: "lab".into(),
-                    }),
-                ],
-                max_ended_sessions: 20,
-            },
-            ctx(Principal::System),
-        )
-        .await
-        .unwrap();
+    places::places_and_a_slurm_run(&p).await;
     p.send(DocWrite {
         id: doc.id,
         op: DocWriteOp::Close,
@@ -594,10 +546,137 @@ async fn generate(env: &Env) -> PathBuf {
     .await
     .unwrap()
     .unwrap();
+    conversation_v8(&p, &info.dir).await;
     for (_, res) in service.send(CloseAll).await.unwrap() {
         res.unwrap();
     }
     info.dir
+}
+
+/// From v8: a buffer reloaded from a file an Agent wrote, then marked changed on disk under
+/// unsaved changes; a conversation whose Agent could not start, and a decision on its message.
+async fn conversation_v8(p: &actix::Addr<rho_actors::project_actor::ProjectActor>, dir: &Path) {
+    std::fs::write(dir.join("agent.txt"), "one\n").unwrap();
+    let doc = p
+        .send(OpenDocument {
+            path: "agent.txt".into(),
+            create: false,
+            ctx: ctx(Principal::Local),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let agent = Principal::Agent("conversation-0123456789ab".into());
+    std::fs::write(dir.join("agent.txt"), "one and two\n").unwrap();
+    p.send(ReloadBuffers {
+        principal: agent.clone(),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    p.send(DocWrite {
+        id: doc.id,
+        op: DocWriteOp::Edit {
+            expected_version: doc.reply.version + 1,
+            edits: vec![Edit {
+                start: 0,
+                end: 0,
+                text: "my ".into(),
+            }],
+            burst: None,
+        },
+        ctx: ctx_with("edit-agent", &json!({"agent": 1})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    std::fs::write(dir.join("agent.txt"), "three\n").unwrap();
+    p.send(ReloadBuffers { principal: agent })
+        .await
+        .unwrap()
+        .unwrap();
+
+    let id = Uuid::from_u128(0x0c0a_7e55);
+    let missing = dir.join("no-runtimes");
+    let original = Original {
+        message_id: "golden-message".into(),
+        change_id: "conv-1".into(),
+        text: "Say hello".into(),
+        contexts: Vec::new(),
+        backend: Backend::ClaudeAgentAcp,
+        sent_ms: T0,
+        sent_by: "local".into(),
+    };
+    p.send(StartConversation {
+        info: Info {
+            conversation_id: id,
+            backend: Backend::ClaudeAgentAcp,
+            title: "Say hello".into(),
+            started_ms: T0,
+            started_by: "local".into(),
+            mode: None,
+            agent_session_id: None,
+            note: None,
+            needs_choice: false,
+            pgid: None,
+        },
+        original,
+        ctx: ctx_with("conv-1", &json!({"text": "Say hello"})),
+        setup: Setup {
+            runtimes: Runtimes {
+                node: missing.join("node"),
+                adapters: missing.clone(),
+                claude: missing.join("claude"),
+                codex: missing.join("codex"),
+                env: Vec::new(),
+            },
+            backend: Backend::ClaudeAgentAcp,
+            cwd: PathBuf::new(),
+            mcp: Vec::new(),
+            resume: None,
+            mode: None,
+            limits: RecordLimits::default(),
+            turn: Default::default(),
+            keep: Default::default(),
+            instructions: Some(INSTRUCTIONS.into()),
+        },
+        context: None,
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    // The driver finds no adapter: the message ends `agent_unavailable`.
+    for _ in 0..200 {
+        let c = p
+            .send(ReadConversation {
+                conversation_id: id,
+            })
+            .await
+            .unwrap()
+            .unwrap();
+        if c.message("golden-message").unwrap().state != MessageState::Running {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    p.send(DecideMessage {
+        conversation_id: id,
+        message_id: "golden-message".into(),
+        decision: DecisionRecord {
+            decision_id: "golden-decision".into(),
+            change_id: "decide-1".into(),
+            decision: "needs-changes".into(),
+            note: Some("start it again".into()),
+            at_ms: T0,
+            by: "local".into(),
+            supersedes: None,
+            files: Vec::new(),
+        },
+        ctx: ctx_with("decide-1", &json!({"decision": "needs-changes"})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
 }
 
 /// The generator still runs on today's code; with `RHO_GOLDEN_WRITE=1` it replaces the golden
@@ -620,6 +699,8 @@ async fn the_generator_writes_a_journal_touching_every_reachable_owner() {
         "agent",
         "console",
         "kernel",
+        "conversation",
+        "runs",
     ] {
         assert!(kinds.contains(kind), "no {kind} record in {kinds:?}");
     }

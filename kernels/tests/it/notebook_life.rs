@@ -142,20 +142,14 @@ fn stop_ends_the_session() {
     until(Duration::from_secs(5), || !group_alive(s.started.pid));
 }
 
-/// The parent process of [`killing_the_parent_leaves_no_runner`]: starts an R session running a
-/// long cell, prints the session's process group, then waits to be killed.
-#[test]
-#[ignore = "the parent process role of killing_the_parent_leaves_no_runner, which runs it"]
+/// The parent process's role in [`killing_the_parent_leaves_no_runner`] (the test binary run
+/// again with `RHO_NB_PARENT_DIR`): starts an R session running a long cell, prints the
+/// session's process group, then waits to be killed.
 #[allow(clippy::print_stdout)] // its one output: the process group, read by the test that runs it
-fn parent_role() {
-    let dir =
-        std::env::var("RHO_NB_PARENT_DIR").expect("run by killing_the_parent_leaves_no_runner");
+fn parent_role(dir: &std::path::Path) {
     let (tx, _rx) = channel();
-    let (session, started) = notebook::start(
-        spec(dir.as_ref(), Language::R, RuntimeLimits::default()),
-        tx,
-    )
-    .unwrap();
+    let (session, started) =
+        notebook::start(spec(dir, Language::R, RuntimeLimits::default()), tx).unwrap();
     session.run(1, "Sys.sleep(120)").unwrap();
     println!("pgid {}", started.pid);
     std::thread::sleep(Duration::from_secs(120));
@@ -163,6 +157,9 @@ fn parent_role() {
 
 #[test]
 fn killing_the_parent_leaves_no_runner() {
+    if let Some(dir) = std::env::var_os("RHO_NB_PARENT_DIR") {
+        return parent_role(dir.as_ref());
+    }
     let dir = tempfile::Builder::new()
         .prefix("nbk")
         .tempdir_in("/tmp")
@@ -170,8 +167,7 @@ fn killing_the_parent_leaves_no_runner() {
     let mut parent = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "notebook_life::parent_role",
-            "--include-ignored",
+            "notebook_life::killing_the_parent_leaves_no_runner",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -9,7 +9,9 @@ use tokio::sync::mpsc;
 use crate::client::config::{ServerConfig, TransportConfig};
 use crate::client::eras::Era;
 use crate::client::handler::{HandlerOptions, ProgressRoutes, RhoClient};
-use crate::client::handshake::{attempt, auto_mode, discovery_error, legacy_mode, Failure};
+use crate::client::handshake::{
+    attempt, auto_mode, discovery_error, legacy_mode, modern_mode, Failure, Next,
+};
 use crate::client::inflight::InFlight;
 use crate::client::stdio::StdioChild;
 // The session types live in the leaf `session` module; their paths here stay for callers.
@@ -54,20 +56,23 @@ pub(crate) async fn connect_shared(
             _ => auto_mode(),
         };
         let (mut child, mut started) = attempt(cfg, opts, handler(), first, deadline).await?;
-        if let Err(Failure::Handshake {
-            fallback: true,
-            message,
-            ..
-        }) = &started
-        {
+        if let Err(Failure::Handshake { next, message, .. }) = &started {
             // The probe got an answer that is not `server/discover`'s (or an HTTP error): the
-            // server is not modern. Fall back to `initialize` on a fresh connection, within
-            // the same budget.
-            tracing::debug!(target: "rho::mcp", server = %cfg.id, probe = %message, "falling back to the legacy handshake");
-            if let Some(c) = child.take() {
-                c.shutdown(opts.shutdown_grace).await;
+            // server is not modern, so `initialize` follows; or discover was answered after
+            // rmcp's probe window: the server is modern but slow, so discover alone follows.
+            // Either on a fresh connection, within the same budget.
+            let mode = match next {
+                Next::Legacy => Some(legacy_mode()),
+                Next::Modern => Some(modern_mode()),
+                Next::Nothing => None,
+            };
+            if let Some(mode) = mode {
+                tracing::debug!(target: "rho::mcp", server = %cfg.id, probe = %message, next = ?next, "trying the handshake again");
+                if let Some(c) = child.take() {
+                    c.shutdown(opts.shutdown_grace).await;
+                }
+                (child, started) = attempt(cfg, opts, handler(), mode, deadline).await?;
             }
-            (child, started) = attempt(cfg, opts, handler(), legacy_mode(), deadline).await?;
         }
         // A 401/403 challenge from an OAuth server: authorize (bounded), then start again.
         let challenge = match &started {

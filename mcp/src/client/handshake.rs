@@ -33,12 +33,23 @@ pub(crate) async fn apply_log_level(
     }
 }
 
+/// What a failed probe says to try next, on a fresh connection within the same budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    Nothing,
+    /// The server answered `server/discover` with something else: it is not modern.
+    Legacy,
+    /// The server answered `server/discover` after rmcp's fixed probe window had closed and
+    /// `initialize` was already sent (a slow start, e.g. a busy machine): it is modern.
+    Modern,
+}
+
 pub(crate) enum Failure {
-    /// `fallback`: the failure shows a server that is not modern (worth a legacy attempt);
-    /// `challenge`: the `WWW-Authenticate` of a 401/403.
+    /// `next`: what the failure says to try next; `challenge`: the `WWW-Authenticate` of a
+    /// 401/403.
     Handshake {
         message: String,
-        fallback: bool,
+        next: Next,
         challenge: Option<String>,
     },
     Discovery {
@@ -57,6 +68,13 @@ pub(crate) fn auto_mode() -> ClientLifecycleMode {
 
 pub(crate) fn legacy_mode() -> ClientLifecycleMode {
     ClientLifecycleMode::Initialize
+}
+
+/// `server/discover` only, bounded by the caller's budget rather than rmcp's probe window.
+pub(crate) fn modern_mode() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
 }
 
 pub(crate) type Started = Result<(RunningService<RoleClient, RhoClient>, Found), Failure>;
@@ -136,8 +154,17 @@ where
             .await
             .map_err(|e| {
                 let challenge = e.auth_challenge().map(str::to_owned);
+                let next = if !probing || challenge.is_some() {
+                    Next::Nothing
+                } else if late_discover(&e) {
+                    Next::Modern
+                } else if not_modern(&e, http) {
+                    Next::Legacy
+                } else {
+                    Next::Nothing
+                };
                 Failure::Handshake {
-                    fallback: probing && challenge.is_none() && not_modern(&e, http),
+                    next,
                     message: e.to_string(),
                     challenge,
                 }
@@ -151,6 +178,16 @@ where
     tokio::time::timeout_at(deadline, work)
         .await
         .unwrap_or(Err(Failure::Timeout))
+}
+
+/// Whether a probe failed because `server/discover` was answered late: rmcp's automatic mode
+/// gives the probe a fixed window, then sends `initialize` on the same connection, and the
+/// first reply it reads is discover's. Only a modern server answers discover with a result.
+fn late_discover(e: &rmcp::service::ClientInitializeError) -> bool {
+    matches!(
+        e,
+        rmcp::service::ClientInitializeError::ConflictInitResponseId(..)
+    )
 }
 
 /// Whether a failed probe shows a server that is simply not modern: it answered

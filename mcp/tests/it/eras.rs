@@ -43,3 +43,41 @@ async fn lenient_legacy_server_falls_back_and_the_era_is_remembered() {
     assert_eq!(discovers, 1, "probed once, then remembered: {log}");
     assert_eq!(log.lines().filter(|l| *l == "initialize").count(), 2);
 }
+
+/// A modern server that starts slower than rmcp's fixed probe window (10 s): `initialize` was
+/// already sent when `server/discover`'s answer came. Rho starts it again with discover alone,
+/// within the start budget, instead of failing (seen under load with the Python SDK server).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_server_slower_than_the_probe_window_still_starts_modern() {
+    let dir = tempfile::tempdir().unwrap();
+    // Only the first start is slow: the retry must not wait again.
+    let slow_once = dir.path().join("slow-once");
+    let text = format!(
+        "[mcp.servers.slow]\ntransport = \"stdio\"\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        q(std::path::Path::new(&format!(
+            "if [ ! -e {m} ]; then touch {m}; sleep 11; fi; exec {py} {fx}",
+            m = slow_once.display(),
+            py = python().display(),
+            fx = fixture("modern_server.py").display()
+        )))
+    );
+    let cfg = parse_config(&text, "t".as_ref()).unwrap();
+    let mut opts = StartOptions::default();
+    opts.connect.startup_budget = Duration::from_secs(60);
+    opts.connect.shutdown_grace = Duration::from_millis(300);
+    let rt = McpRuntime::start(&cfg, opts).await.unwrap();
+    let Slot::Live(live) = &rt.slots()[0] else {
+        panic!("{:?}", rt.slots()[0])
+    };
+    assert_eq!(live.protocol_version, "2026-07-28");
+    let out = rt
+        .call(
+            "mcp__slow__echo",
+            serde_json::json!({"text": "hi"}).as_object().cloned(),
+            CallContext::default(),
+        )
+        .await
+        .unwrap();
+    assert!(out.text.contains("echo: hi"), "{}", out.text);
+    rt.shutdown().await;
+}
