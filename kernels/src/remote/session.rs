@@ -112,6 +112,29 @@ impl Link for RemoteLink {
         if let Ok(mut stdin) = self.stdin.try_lock() {
             stdin.take();
         }
+        // A killed srun does not end its step's tasks (Slurm keeps them, and the allocation,
+        // running): the session's job is cancelled, on a thread of its own (bounded).
+        if let (Route::Srun { login, slurm, .. }, Some(wrap)) = (&self.route, self.wrap.get()) {
+            if wrap.job.is_empty() || !wrap.job.bytes().all(|b| b.is_ascii_digit()) {
+                return;
+            }
+            let argv = vec![slurm.program("scancel"), wrap.job.clone()];
+            let Ok(cmd) = slurm.command(login.as_ref(), &argv, self.signal_timeout) else {
+                return;
+            };
+            let timeout = self.signal_timeout;
+            let _ = std::thread::Builder::new()
+                .name("srun-scancel".into())
+                .spawn(move || match child::run(cmd, timeout, 16 * 1024) {
+                    Ok(r) if r.exit_code == Some(0) => {}
+                    Ok(r) => tracing::warn!(
+                        job = %wrap.job,
+                        error = %super::ssh::reason(&r.stderr, r.exit_code),
+                        "scancel of a killed session's job failed"
+                    ),
+                    Err(e) => tracing::warn!(job = %wrap.job, error = %e, "scancel of a killed session's job failed"),
+                });
+        }
     }
 
     fn pid(&self) -> u32 {

@@ -1,6 +1,7 @@
 //! A notebook session inside a Slurm allocation of its own (`srun --unbuffered` pipes) on a
 //! single-node Slurm the test starts: cells, a plot brought back, interrupt, and ending the
-//! session releases the allocation; kill -9 of the local srun ends the job.
+//! session releases the allocation, even when it is dropped right after its stop (its killed
+//! srun left alone would keep the job); kill -9 of the local srun ends the job.
 
 use crate::support::remote::{processes_with, runner_dir, text, Remote};
 use crate::support::slurm::Slurm;
@@ -126,4 +127,22 @@ fn parent(pid: u32) -> u32 {
     stat.rsplit_once(')')
         .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok())
         .unwrap_or(0)
+}
+
+#[test]
+fn slurm_a_session_dropped_right_after_its_stop_releases_the_allocation() {
+    let s = Slurm::start();
+    let local = tempfile::tempdir().unwrap();
+    let mut r = Remote::start(spec(&s, local.path(), Language::R, "rho-session-d"));
+    assert_eq!(text(&r.run("1+1")), "[1] 2\n");
+    let (pgid, dir) = (r.started.pid, runner_dir(r.started.pid));
+    // The hard end of a dropped session (its local srun group killed) right after the stop.
+    r.session.stop();
+    drop(r);
+    until(Duration::from_secs(20), || {
+        jobs(&s, "rho-session-d").is_empty()
+    });
+    until(Duration::from_secs(10), || !group_alive(pgid));
+    until(Duration::from_secs(10), || processes_with(&dir).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
 }
