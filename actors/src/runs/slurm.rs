@@ -299,18 +299,19 @@ pub(crate) async fn look(dir: &Path, run: &RunRecord, s: &SlurmRun) -> Option<(R
         return Some((RunEvent::Uncertain { operation_id: op }, true));
     };
     let (client, o) = (s.target.client(), op.clone());
-    let jobcomp = job::jobcomp_path(&client, None, COMMAND_TIMEOUT)
-        .ok()
-        .flatten();
+    // Off the actor's thread. The job completion log's path is asked of the controller only
+    // when neither it nor accounting knows the job (the rare case, not every poll).
     let seen = off_thread(move || {
-        job::observe(
-            &client,
-            None,
-            &job_id,
-            &o,
-            jobcomp.as_deref(),
-            COMMAND_TIMEOUT,
-        )
+        let seen = job::observe(&client, None, &job_id, &o, None, COMMAND_TIMEOUT);
+        if !matches!(seen, Ok(Observed::Unknown(_))) {
+            return seen;
+        }
+        match job::jobcomp_path(&client, None, COMMAND_TIMEOUT) {
+            Ok(Some(path)) => {
+                job::observe(&client, None, &job_id, &o, Some(&path), COMMAND_TIMEOUT)
+            }
+            _ => seen,
+        }
     })
     .await?;
     match seen {
