@@ -235,7 +235,10 @@ fn runs(slurm: &Slurm, dir: &Path, n: usize) {
     let script = "x <- 1\n";
     std::fs::write(pdir.join("t.R"), script).unwrap();
     let digest = sha256_hex(script.as_bytes());
+    let port = rho.port;
     let mut submit_and_wait = |op: &str| -> Duration {
+        // A fresh connection: the service closes one left idle during the references.
+        c = Conn::open(port).unwrap();
         let start = Instant::now();
         let body = json!({"projectId": pid, "operationId": op, "action": "r.execute", "actionVersion": "0.2.0",
             "input": {"script": {"kind": "disk", "path": "t.R", "digest": digest}, "place": "hpc",
@@ -284,12 +287,58 @@ fn runs(slurm: &Slurm, dir: &Path, n: usize) {
         assert!(out.status.success(), "{out:?}");
         start.elapsed()
     };
+    // For scale: `srun` of the same line waits without polling (sbatch --wait polls).
+    let srun = || -> Duration {
+        let start = Instant::now();
+        let out = Command::new("srun")
+            .args(["--quiet", "--nodes=1", "--ntasks=1", "--job-name=reference"])
+            .arg(format!("--chdir={}", pdir.display()))
+            .args(["sh", "-c", &line])
+            .env("SLURM_CONF", slurm.conf())
+            .stdout(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        start.elapsed()
+    };
+    // The same batch job followed as closely as one can: sbatch, then scontrol every 20 ms.
+    let sbatch_poll = || -> Duration {
+        let start = Instant::now();
+        let out = Command::new("sbatch")
+            .args(["--parsable", "--nodes=1", "--ntasks=1"])
+            .arg("--job-name=reference")
+            .arg(format!("--chdir={}", pdir.display()))
+            .arg("--output=/dev/null")
+            .arg(format!("--wrap={line}"))
+            .env("SLURM_CONF", slurm.conf())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        loop {
+            let out = Command::new("scontrol")
+                .args(["show", "job", "-o", &id])
+                .env("SLURM_CONF", slurm.conf())
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(!text.contains("JobState=FAILED"), "{text}");
+            if text.contains("JobState=COMPLETED") {
+                return start.elapsed();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
     submit_and_wait("warm");
     sbatch_wait();
-    let (mut a, mut b) = (Vec::new(), Vec::new());
+    sbatch_poll();
+    srun();
+    let (mut a, mut b, mut polled, mut direct) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..n {
         a.push(submit_and_wait(&format!("run-{i}")));
         b.push(sbatch_wait());
+        polled.push(sbatch_poll());
+        direct.push(srun());
     }
     let (a50, b50) = (quantile_us(&a, 0.5), quantile_us(&b, 0.5));
     println!(
@@ -301,6 +350,20 @@ fn runs(slurm: &Slurm, dir: &Path, n: usize) {
         "| `sbatch --wait` of the same line | {:.0} ms | {:.0} ms |",
         ms(b50),
         ms(quantile_us(&b, 0.95))
+    );
+    println!(
+        "| sbatch of the same line, scontrol every 20 ms | {:.0} ms | {:.0} ms |",
+        ms(quantile_us(&polled, 0.5)),
+        ms(quantile_us(&polled, 0.95))
+    );
+    println!(
+        "| `srun` of the same line (for scale: no polling) | {:.0} ms | {:.0} ms |",
+        ms(quantile_us(&direct, 0.5)),
+        ms(quantile_us(&direct, 0.95))
+    );
+    println!(
+        "| Slurm run: rho over sbatch + 20 ms polling (p50) | {:+.3} s | |",
+        (a50 - quantile_us(&polled, 0.5)) / 1e6
     );
     let over = (a50 - b50) / 1e6;
     println!(
