@@ -241,6 +241,7 @@ const OTHER_PROGRAMS: &[&str] = &[
     "--parsable",
     "--unbuffered",
     "--wrap",
+    "--wait",
 ];
 
 #[test]
