@@ -235,6 +235,13 @@ const OTHER_PROGRAMS: &[&str] = &[
     "--requirements",
     "--protocol-era",
     "--edges",
+    "--max-seconds",
+    "--jobid",
+    "--overlap",
+    "--parsable",
+    "--unbuffered",
+    "--wrap",
+    "--wait",
 ];
 
 #[test]
