@@ -58,6 +58,14 @@ pub(crate) struct ServeArgs {
     /// The Python to use (or RHO_PYTHON). Default: python3 on PATH.
     #[arg(long, value_name = "PATH")]
     pub(crate) python: Option<PathBuf>,
+    /// The ssh sessions and files on a server use (or RHO_SSH). Default: ssh on PATH, with the
+    /// person's own config, keys and agent; Rho stores no password or key.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) ssh: Option<PathBuf>,
+    /// The serverctl that reaches the servers the person manages (or RHO_SERVERCTL); its SSM_*
+    /// settings come from this environment. Default: serverctl on PATH.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) serverctl: Option<PathBuf>,
     /// Mint a one-time browser link (5 minutes, single use) from a running service's connection file.
     #[arg(long, value_name = "CONNECTION_FILE", conflicts_with_all = ["root", "state_dir", "port", "plugins", "limits"])]
     pub(crate) pair: Option<PathBuf>,

@@ -28,6 +28,8 @@ struct Plan {
     selection: Selection,
     runtimes: Runtimes,
     r: rho_actors::runs::config::RConfig,
+    /// `--ssh`, `--serverctl` and the control sockets' folder of places beyond this machine.
+    remote: rho_actors::kernel::places::RemoteRuntime,
     registry: Registry,
     fresh_state: bool,
     bound: Bound,
@@ -93,6 +95,12 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         args.python.as_deref(),
     )
     .map_err(|e| fail(1, e))?;
+    let remote = crate::start::places::remote_runtime(
+        args.ssh.as_deref(),
+        args.serverctl.as_deref(),
+        &folders.state,
+    )
+    .map_err(|e| fail(1, e))?;
     let agent_backend = crate::start::conversations::backend(args.agent_backend.as_deref())
         .map_err(|e| fail(2, e))?;
     let r =
@@ -108,6 +116,7 @@ fn plan(args: &ServeArgs) -> Result<Plan, ExitCode> {
         selection,
         runtimes,
         r,
+        remote,
         registry,
         fresh_state,
         bound,
@@ -142,6 +151,7 @@ async fn serve(plan: Plan) -> ExitCode {
         selection,
         runtimes,
         r,
+        remote,
         registry,
         fresh_state,
         bound,
@@ -162,7 +172,8 @@ async fn serve(plan: Plan) -> ExitCode {
     if r.rscript.is_some() {
         found.push(rho_actors::contract::actions::Runtime::Rscript);
     }
-    let kernel = crate::start::runtimes::kernel_runtime(&runtimes, r.rscript.clone());
+    let kernel =
+        crate::start::runtimes::kernel_runtime(&runtimes, r.rscript.clone(), remote.clone());
     let config = ProjectConfig {
         kernel: Arc::new(kernel),
         r: Arc::new(r),
@@ -286,7 +297,10 @@ async fn serve(plan: Plan) -> ExitCode {
     let _ = running.await;
     crate::start::hosts::stop_owned(&service, &hosts).await;
     let mut code = ExitCode::SUCCESS;
-    for (id, res) in service.send(CloseAll).await.unwrap_or_default() {
+    // After the projects close (their sessions end first): the ssh masters end with the service.
+    let closing = service.send(CloseAll).await.unwrap_or_default();
+    let _ = tokio::task::spawn_blocking(move || remote.close_all()).await;
+    for (id, res) in closing {
         if let Err(e) = res {
             tracing::error!(project = %id, error = %e, "project did not close cleanly");
             code = ExitCode::from(1);

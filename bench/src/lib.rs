@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod http;
+pub mod places;
 pub mod table;
 
 use std::path::PathBuf;

@@ -4,7 +4,9 @@
 # it is. The tests FAIL (never skip) when Rscript is missing. The notebook tests also need
 # jsonlite (the R runner's one package) and a Python venv with pandas and matplotlib for the
 # table and plot cases: ~/.cache/rho-test/notebook-venv (or $RHO_TEST_PYTHON names a Python).
-# The ssh place tests need openssh-server (installed, not started).
+# The ssh place tests need openssh-server (installed, not started); the Slurm tests a single-node
+# Slurm with munge from the distribution's packages (installed, never started as services: the
+# tests start their own daemons, docs/remote.md).
 set -euo pipefail
 
 notebook_venv() {
@@ -28,6 +30,19 @@ ssh_server() {
     openssh-server openssh-client
 }
 ssh_server
+
+# The Slurm place tests (tests/it/slurm_*.rs) start slurmctld, slurmd and munged of their own.
+slurm() {
+  if { [ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && [ -x /usr/bin/sbatch ] \
+      && [ -x /usr/sbin/munged ]; } || ! command -v apt-get >/dev/null 2>&1; then return 0; fi
+  local sudo_cmd=""
+  if [ "$(id -u)" != "0" ]; then sudo_cmd="sudo"; fi
+  $sudo_cmd apt-get update -qq
+  # policy-rc.d may refuse to start the services: harmless, the tests never use them.
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+    slurmctld slurmd slurm-client munge || [ -x /usr/sbin/slurmctld ]
+}
+slurm
 
 if command -v Rscript >/dev/null 2>&1; then
   if ! Rscript -e 'library(jsonlite)' >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then

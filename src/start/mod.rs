@@ -6,6 +6,7 @@ pub(crate) mod core;
 pub(crate) mod example;
 pub(crate) mod folders;
 pub(crate) mod hosts;
+pub(crate) mod places;
 pub(crate) mod port;
 pub(crate) mod runtimes;
 pub(crate) mod which;

@@ -124,8 +124,10 @@ pub(crate) fn r_config(
 pub(crate) fn kernel_runtime(
     runtimes: &Runtimes,
     rscript: Option<PathBuf>,
+    remote: rho_actors::kernel::places::RemoteRuntime,
 ) -> rho_actors::kernel::live::KernelRuntime {
     rho_actors::kernel::live::KernelRuntime {
+        remote,
         rscript,
         python: runtimes.python.path.clone(),
         guard: std::env::current_exe()

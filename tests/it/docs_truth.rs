@@ -114,7 +114,7 @@ fn all_source() -> String {
         rust_text(&member.join("src"), false, &mut out);
         rust_text(&member.join("tests"), false, &mut out);
     }
-    for dir in ["scripts", ".ci"] {
+    for dir in ["scripts", ".ci", "bench/scripts", "bench/ui", "bench/mcp"] {
         let Ok(entries) = std::fs::read_dir(repo().join(dir)) else {
             continue;
         };
@@ -235,6 +235,13 @@ const OTHER_PROGRAMS: &[&str] = &[
     "--requirements",
     "--protocol-era",
     "--edges",
+    "--max-seconds",
+    "--jobid",
+    "--overlap",
+    "--parsable",
+    "--unbuffered",
+    "--wrap",
+    "--wait",
 ];
 
 #[test]

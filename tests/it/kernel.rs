@@ -1,6 +1,6 @@
 //! The Notebook owner `kernel` through the real `rho` (issue 15): its operations published,
-//! validated before anything is journaled, the remote ones `unavailable`, its limits in
-//! `--limits`, its Agent grants. Live sessions are `kernel_live`.
+//! validated before anything is journaled, its limits in `--limits`, its Agent grants. Live
+//! sessions are `kernel_live`; places (issue 19) are `places`.
 
 use crate::support::Env;
 use serde_json::{json, Value};
@@ -28,7 +28,7 @@ fn run_body(change: &str, code: &str) -> Value {
 }
 
 #[test]
-fn every_kernel_operation_is_published_and_the_remote_ones_answer_unavailable_with_the_reason() {
+fn every_kernel_operation_is_published_and_places_answer_without_a_server() {
     let e = Env::data(None, None, "kernel");
     // Every page of the index (another owner's operations may push these past the first).
     let mut text = String::new();
@@ -45,18 +45,28 @@ fn every_kernel_operation_is_published_and_the_remote_ones_answer_unavailable_wi
     for op in LOCAL.iter().chain(REMOTE) {
         assert!(text.contains(&format!("\"{op}\"")), "{op} is not published");
     }
-    for op in REMOTE {
+    // This machine is always a place; a request without its fields is refused by name.
+    let places = e.ok("kernel.places", json!({}));
+    assert_eq!(places["places"][0]["name"], "local", "{places}");
+    for op in REMOTE[1..].iter().filter(|op| **op != "kernel.servers") {
         let (status, err) = e.err(op, json!({}));
         assert_eq!(
             (status, err["code"].as_str()),
-            (503, Some("unavailable")),
-            "{op}: {err}"
-        );
-        assert!(
-            err["message"].as_str().unwrap().contains("later issue"),
+            (400, Some("invalid")),
             "{op}: {err}"
         );
     }
+    // No serverctl on this service's PATH: the servers are unavailable, naming it.
+    let (status, err) = e.err("kernel.servers", json!({}));
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (503, Some("unavailable")),
+        "{err}"
+    );
+    assert!(
+        err["message"].as_str().unwrap().contains("--serverctl"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -46,6 +46,7 @@ mod kernel_store;
 mod kernel_waits;
 mod mcp_login;
 mod owner_gate;
+mod places;
 mod protocol;
 mod resource_bytes;
 #[cfg(feature = "failpoints")]

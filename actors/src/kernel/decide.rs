@@ -35,6 +35,8 @@ pub enum KernelCommand {
     },
     /// `kernel.interrupt`'s journal step.
     Interrupt { cell_id: String },
+    /// Places: define, remove, choose, a check's record, a copy's record.
+    Place(super::places::PlaceCommand),
     /// What a session reported (output, plots, ends), journaled as it says (Rho's own principal);
     /// past `max_ended_sessions` ended sessions, the oldest ended session records go with it.
     Record {
@@ -52,6 +54,8 @@ pub enum KernelReply {
     Signal(CellView),
     /// The records were journaled.
     Recorded,
+    /// A place command's answer.
+    Place(super::places::PlaceReply),
 }
 
 /// The principal's wire name, as cells record it in `by`.
@@ -220,6 +224,13 @@ pub(crate) fn decide(
                     })
                 }
             }
+        }
+        KernelCommand::Place(command) => {
+            let (events, reply) = state.places.decide(command, &by(ctx))?;
+            Ok(Decision {
+                events: events.into_iter().map(KernelEvent::Place).collect(),
+                reply: KernelReply::Place(reply),
+            })
         }
         KernelCommand::Record {
             events,

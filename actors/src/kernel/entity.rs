@@ -37,6 +37,8 @@ pub struct KernelEntity {
     pub(crate) interrupts: BTreeMap<String, (String, i64)>,
     /// Unused: kernel.run's identity is per caller and lives in `keys`.
     identities: IdentityTable<KernelReply>,
+    /// Places beyond this machine, where each language's next session starts, copies.
+    pub(crate) places: super::places::PlaceBook,
 }
 
 impl KernelEntity {
@@ -179,6 +181,7 @@ impl Entity for KernelEntity {
                         defined: Vec::new(),
                         removed: None,
                         end: None,
+                        place: None,
                     },
                 );
             }
@@ -206,6 +209,7 @@ impl Entity for KernelEntity {
                 variables: Vec::new(),
                 variables_omitted: 0,
                 end: None,
+                place: None,
             }),
             KernelEvent::SessionStarted {
                 session_id,
@@ -223,10 +227,11 @@ impl Entity for KernelEntity {
                 session_id,
             } => {
                 let runner = self.cell(cell_id).map(|c| c.by.clone());
-                let (mut program, mut version) = (None, None);
+                let (mut program, mut version, mut place) = (None, None, None);
                 if let Some(s) = self.session_mut(session_id) {
                     program = Some(s.program.clone());
                     version = s.version.clone();
+                    place = s.place.clone();
                     if let Some(r) = runner.filter(|r| !s.runners.contains(r)) {
                         s.runners.push(r);
                     }
@@ -237,6 +242,7 @@ impl Entity for KernelEntity {
                     c.started_at_ms = Some(meta.time_ms);
                     c.program = program;
                     c.version = version;
+                    c.place = place;
                 }
             }
             KernelEvent::InterruptAsked { cell_id, by } => {
@@ -330,6 +336,14 @@ impl Entity for KernelEntity {
             }
             KernelEvent::InterpreterKept { language, program } => {
                 self.interpreters.insert(*language, program.clone());
+            }
+            KernelEvent::Place(e) => {
+                if let super::places::PlaceEvent::SessionAt { session_id, place } = e {
+                    if let Some(s) = self.session_mut(session_id) {
+                        s.place = Some(place.clone());
+                    }
+                }
+                self.places.apply(e, meta.time_ms);
             }
         }
     }

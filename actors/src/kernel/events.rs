@@ -1,6 +1,7 @@
 //! The kernel entity's journal events: cells queued, started, printed, ended and evicted; sessions started and ended.
 
 use super::contract::{CellEnd, Language, OutputChunk, PlotRecord, SessionEnd, Variable};
+use super::places::PlaceEvent;
 use crate::entity::EntityEvent;
 use crate::identity::InputDigest;
 use serde::{Deserialize, Serialize};
@@ -63,6 +64,8 @@ pub enum KernelEvent {
     /// Someone asked to interrupt the running cell (journaled before its SIGINT). Last, so
     /// journals written before it keep their variant numbers.
     InterruptAsked { cell_id: String, by: String },
+    /// Places: their definitions, checks, choices, copies, and where a session runs.
+    Place(PlaceEvent),
 }
 
 impl EntityEvent for KernelEvent {
@@ -82,6 +85,7 @@ impl EntityEvent for KernelEvent {
             KernelEvent::SessionEnded { .. } => "kernel.session-ended",
             KernelEvent::SessionEvicted { .. } => "kernel.session-evicted",
             KernelEvent::InterpreterKept { .. } => "kernel.interpreter-kept",
+            KernelEvent::Place(e) => e.kind(),
         }
     }
 
@@ -144,6 +148,7 @@ impl EntityEvent for KernelEvent {
             KernelEvent::InterpreterKept { language, program } => {
                 format!("{} interpreter {program} kept", language.name())
             }
+            KernelEvent::Place(e) => e.summary(),
         }
     }
 }

@@ -15,6 +15,8 @@ pub struct KernelRuntime {
     pub python: Option<PathBuf>,
     /// How the kill-with-parent guard runs (`rho core guard --`); none: no session can start.
     pub guard: Option<GuardCommand>,
+    /// ssh, serverctl and the control sockets of places beyond this machine.
+    pub remote: super::places::RemoteRuntime,
 }
 
 /// One cell handed to a session.

@@ -12,6 +12,7 @@ pub mod live;
 #[cfg(test)]
 mod model_tests;
 pub mod ops;
+pub mod places;
 mod start;
 mod store;
 

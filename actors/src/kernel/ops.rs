@@ -462,13 +462,17 @@ pub async fn interrupt(
                     .is_some_and(|r| r.cell_id == c.cell_id)
             });
             if let Some(live) = live {
-                live.session
-                    .interrupt()
+                // A session on a server is signalled over its connection (remoteSignalTimeoutMs).
+                tokio::task::spawn_blocking(move || live.session.interrupt())
+                    .await
+                    .map_err(|e| ActorError::internal(e.to_string()))?
                     .map_err(|e| ActorError::conflict(e.to_string()))?;
             }
             Ok(c)
         }
-        KernelReply::Recorded => Err(ActorError::internal("kernel.interrupt recorded nothing")),
+        KernelReply::Recorded | KernelReply::Place(_) => {
+            Err(ActorError::internal("kernel.interrupt recorded nothing"))
+        }
     }
 }
 

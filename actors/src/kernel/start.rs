@@ -92,7 +92,7 @@ impl StartBook {
 
 /// Journals Rho's own records through the handle and waits for them; a record that ended a
 /// session may have evicted the oldest ended ones, whose folders go.
-async fn record(h: &KernelHandle, events: Vec<KernelEvent>) -> Result<(), ActorError> {
+pub(crate) async fn record(h: &KernelHandle, events: Vec<KernelEvent>) -> Result<(), ActorError> {
     let ends = events
         .iter()
         .any(|e| matches!(e, KernelEvent::SessionEnded { .. }));
@@ -178,6 +178,10 @@ async fn start(
     language: Language,
     interpreter: Option<String>,
 ) -> Result<Arc<Live>, String> {
+    // A language whose sessions run at a place beyond this machine (kernel.place.set).
+    if let Some(at) = super::places::session::chosen(h, language).await? {
+        return super::places::session::start_at(h, language, interpreter, at).await;
+    }
     let dir = h.dir().to_path_buf();
     let Some(program) = program(&h.runtime, &dir, language, interpreter.as_deref()) else {
         return Err(match language {
@@ -216,20 +220,27 @@ async fn start(
         guard,
         limits: runtime_limits(h.limits()),
     };
+    launch(h, session_id, language, move |tx| rt::start(spec, tx)).await
+}
+
+/// Runs `starter` off the actor threads, journals how the start went, and keeps the live
+/// session with its bridge.
+pub(crate) async fn launch(
+    h: &KernelHandle,
+    session_id: String,
+    language: Language,
+    starter: impl FnOnce(mpsc::Sender<rt::SessionEvent>) -> Result<(rt::Session, rt::Started), rt::StartError>
+        + Send
+        + 'static,
+) -> Result<Arc<Live>, String> {
     let (tx, rx) = mpsc::channel();
-    let started = tokio::task::spawn_blocking(move || rt::start(spec, tx))
+    let started = tokio::task::spawn_blocking(move || starter(tx))
         .await
         .map_err(|e| e.to_string())?;
     let (session, facts) = match started {
         Ok(s) => s,
         Err(e) => {
-            let printed = match &e {
-                rt::StartError::Timeout { printed } | rt::StartError::Exited { printed, .. } => {
-                    printed.clone()
-                }
-                rt::StartError::Io(_) => String::new(),
-            };
-            let detail = format!("{e}; printed: {printed}");
+            let detail = format!("{e}; printed: {}", e.printed());
             record(
                 h,
                 vec![session_ended(

@@ -64,6 +64,16 @@ pub enum RunEvent {
         digest: crate::identity::InputDigest,
         reply: String,
     },
+    /// The run goes to a Slurm cluster (journaled before anything is submitted).
+    SlurmPlaced {
+        operation_id: String,
+        target: super::slurm::SlurmTarget,
+    },
+    /// sbatch answered this job id (journaled before the id is trusted).
+    SlurmJob {
+        operation_id: String,
+        job_id: String,
+    },
 }
 
 impl RunEvent {
@@ -77,7 +87,9 @@ impl RunEvent {
             | RunEvent::Observed { operation_id, .. }
             | RunEvent::ExecutionUnknown { operation_id }
             | RunEvent::StopRequested { operation_id, .. }
-            | RunEvent::Exported { operation_id, .. } => operation_id,
+            | RunEvent::Exported { operation_id, .. }
+            | RunEvent::SlurmPlaced { operation_id, .. }
+            | RunEvent::SlurmJob { operation_id, .. } => operation_id,
         }
     }
 }
@@ -94,6 +106,8 @@ impl EntityEvent for RunEvent {
             RunEvent::ExecutionUnknown { .. } => "run.execution-unknown",
             RunEvent::StopRequested { .. } => "run.stop-requested",
             RunEvent::Exported { .. } => "run.exported",
+            RunEvent::SlurmPlaced { .. } => "run.slurm-placed",
+            RunEvent::SlurmJob { .. } => "run.slurm-job",
         }
     }
 
@@ -112,6 +126,10 @@ impl EntityEvent for RunEvent {
             RunEvent::StopRequested { requested_by, .. } => {
                 format!("run {op:?} stop requested by {requested_by}")
             }
+            RunEvent::SlurmPlaced { target, .. } => {
+                format!("run {op:?} goes to the Slurm place {}", target.place)
+            }
+            RunEvent::SlurmJob { job_id, .. } => format!("run {op:?} is Slurm job {job_id}"),
             other => format!("{} {op:?}", other.kind()),
         }
     }
@@ -124,6 +142,8 @@ pub struct RunsEntity {
     identities: IdentityTable<RunRecord>,
     /// Exports by `exportId`: the input digest and the reply (JSON text).
     pub exports: BTreeMap<String, (crate::identity::InputDigest, String)>,
+    /// Runs sent to a Slurm cluster: where, and the job id once sbatch answered.
+    pub slurm: BTreeMap<String, super::slurm::SlurmRun>,
 }
 
 /// Commands of the runs entity.
@@ -189,12 +209,40 @@ impl Entity for RunsEntity {
                 .insert(export_id.clone(), (*digest, reply.clone()));
             return;
         }
+        match event {
+            RunEvent::SlurmPlaced {
+                operation_id,
+                target,
+            } => {
+                self.slurm.insert(
+                    operation_id.clone(),
+                    super::slurm::SlurmRun {
+                        target: target.clone(),
+                        job_id: None,
+                    },
+                );
+                return;
+            }
+            RunEvent::SlurmJob {
+                operation_id,
+                job_id,
+            } => {
+                if let Some(s) = self.slurm.get_mut(operation_id) {
+                    s.job_id = Some(job_id.clone());
+                }
+                return;
+            }
+            _ => {}
+        }
         let Some(r) = self.runs.get_mut(event.operation_id()) else {
             return;
         };
         r.updated_at_ms = meta.time_ms;
         match event {
-            RunEvent::Accepted { .. } | RunEvent::Exported { .. } => {}
+            RunEvent::Accepted { .. }
+            | RunEvent::Exported { .. }
+            | RunEvent::SlurmPlaced { .. }
+            | RunEvent::SlurmJob { .. } => {}
             RunEvent::Sending { .. } => r.delivery = Delivery::Sending,
             RunEvent::Sent { .. } => {
                 r.delivery = Delivery::Sent;
@@ -332,6 +380,18 @@ impl Entity for RunsEntity {
                 Ok(Decision {
                     events: vec![event.clone()],
                     reply: r,
+                })
+            }
+            RunCommand::Learn { event }
+                if matches!(
+                    event,
+                    RunEvent::SlurmPlaced { .. } | RunEvent::SlurmJob { .. }
+                ) =>
+            {
+                // Facts of the Slurm side, kept beside the record: always journaled.
+                Ok(Decision {
+                    events: vec![event.clone()],
+                    reply: self.get(event.operation_id())?.clone(),
                 })
             }
             RunCommand::Learn { event } => {

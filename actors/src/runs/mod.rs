@@ -15,6 +15,7 @@ pub mod model;
 mod outputs;
 pub mod reconcile;
 pub mod render;
+pub mod slurm;
 pub mod watch;
 
 pub use entity::{RunCommand, RunEvent, RunsEntity};

@@ -6,6 +6,7 @@ use super::entity::RunEvent;
 use super::handlers::state::{LearnRun, ReadRuns};
 use super::host::{self, HostAnswer};
 use super::model::{Delivery, Execution};
+use super::slurm::{self, SlurmOf};
 use super::watch::{ask, watch};
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
@@ -32,6 +33,20 @@ impl Handler<RecoverRuns> for ProjectActor {
                 let in_flight = r.delivery == Delivery::Sending
                     || (r.delivery == Delivery::Sent && r.execution == Execution::Running);
                 if !in_flight {
+                    continue;
+                }
+                // A run on a Slurm cluster is followed there; placed with no job id is a doubt.
+                if let Ok(Ok(Some(s))) = me.send(SlurmOf(op.clone())).await {
+                    let Some((event, _)) = slurm::look(&dir, &r, &s).await else {
+                        // The controller does not answer now: keep following it.
+                        slurm::follow(me.clone(), dir.clone(), op, &watched);
+                        continue;
+                    };
+                    if let Ok(Ok(after)) = me.send(LearnRun { event }).await {
+                        if after.execution == Execution::Running {
+                            slurm::follow(me.clone(), dir.clone(), op, &watched);
+                        }
+                    }
                     continue;
                 }
                 let answer = ask(

@@ -3,7 +3,7 @@
 use super::contract::{
     ArgView, ArtifactView, BufferKind, CoreView, DeliveryView, DiskKind, ExecutionView, ExitView,
     InventoryView, LogView, LogsView, PlanView, RequirementView, ResourceRefView, RunView,
-    ScriptView, StopStateView, StopView,
+    ScriptView, SlurmView, StopStateView, StopView,
 };
 use super::model::*;
 
@@ -204,7 +204,17 @@ pub fn record(r: &RunRecord, unknown_now: bool) -> RunView {
         repair_of: r.repair_of.clone(),
         sent_at: r.sent_at_ms.map(time),
         stop: r.stop.as_ref().map(stop),
+        slurm: None,
         submitter: r.submitter.clone(),
         updated_at: time(r.updated_at_ms),
     }
+}
+
+/// The record with its Slurm side.
+pub fn with_slurm(mut view: RunView, s: Option<&super::slurm::SlurmRun>) -> RunView {
+    view.slurm = s.map(|s| SlurmView {
+        place: s.target.place.clone(),
+        job_id: s.job_id.clone(),
+    });
+    view
 }

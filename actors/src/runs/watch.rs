@@ -16,6 +16,23 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, Clone, Default)]
 pub struct Watched(Arc<Mutex<BTreeSet<(PathBuf, String)>>>);
 
+impl Watched {
+    /// Claims run `op` of `dir` for one follower: `None` when another follows it, else what
+    /// releases the claim.
+    pub(crate) fn claim(&self, dir: &Path, op: &str) -> Option<impl FnOnce() + Send + 'static> {
+        let key = (dir.to_path_buf(), op.to_string());
+        if !self.0.lock().ok()?.insert(key.clone()) {
+            return None;
+        }
+        let set = self.clone();
+        Some(move || {
+            if let Ok(mut w) = set.0.lock() {
+                w.remove(&key);
+            }
+        })
+    }
+}
+
 /// Asks the Host on a plain thread (not the runtime's blocking pool, which a stopping service
 /// would wait for while a long poll is pending).
 pub(crate) async fn ask(

@@ -49,6 +49,8 @@ use std::path::{Path, PathBuf};
 use support::{config, ctx, ctx_with, Env};
 use uuid::Uuid;
 
+mod places;
+
 /// The journal format version (`journal/FORMAT.md`) the golden segment was written with (v6 on:
 /// 2, the preallocated segments every new segment is; v5 holds format 1).
 const JOURNAL_FORMAT: u32 = 2;
@@ -537,6 +539,7 @@ async fn generate(env: &Env) -> PathBuf {
         )
         .await
         .unwrap();
+    places::places_and_a_slurm_run(&p).await;
     p.send(DocWrite {
         id: doc.id,
         op: DocWriteOp::Close,
@@ -718,6 +721,7 @@ async fn the_generator_writes_a_journal_touching_every_reachable_owner() {
         "console",
         "kernel",
         "conversation",
+        "runs",
     ] {
         assert!(kinds.contains(kind), "no {kind} record in {kinds:?}");
     }

@@ -6,20 +6,25 @@ use crate::envelope::ApiError;
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::entity::CommandContext;
 use rho_actors::kernel::contract::{
-    CellRequest, InspectRequest, PlotRequest, ReadRequest, RemoteReply, RemoteRequest, RunRequest,
-    StopRequest, REMOTE_OPERATIONS, REMOTE_REASON,
+    CellRequest, InspectRequest, PlaceCheckRequest, PlaceCopyRequest, PlaceListRequest,
+    PlaceSetRequest, PlacesRequest, PlotRequest, ReadRequest, RunRequest, StopRequest,
 };
 use rho_actors::kernel::handlers::{KernelHandle, KernelPort};
 use rho_actors::kernel::ops;
+use rho_actors::kernel::places::ops as places;
 use std::sync::Arc;
 
 /// The project's kernel handle: one message the project answers like a read.
-async fn handle(s: &Services, ctx: &Ctx, project_id: &str) -> Result<KernelHandle, ApiError> {
+pub(super) async fn handle(
+    s: &Services,
+    ctx: &Ctx,
+    project_id: &str,
+) -> Result<KernelHandle, ApiError> {
     let p = project(s, ctx, project_id).await?;
     Ok(p.send(KernelPort).await.map_err(mailbox)??)
 }
 
-fn command_ctx(ctx: &Ctx) -> CommandContext {
+pub(super) fn command_ctx(ctx: &Ctx) -> CommandContext {
     CommandContext {
         principal: ctx.principal.clone(),
         time_ms: rho_plumbing::time::now_ms(),
@@ -87,16 +92,69 @@ pub(super) fn register(
             Ok(ops::stop(&h, &req, &command_ctx(&ctx)).await?)
         }
     })?;
-    for op in REMOTE_OPERATIONS {
-        let s = services.clone();
-        table.register(*op, move |ctx: Ctx, req: RemoteRequest| {
+    register_places(table, services)?;
+    super::servers::register(table, services)
+}
+
+/// `kernel.places` and `kernel.place.set/check/list/copy`.
+fn register_places(
+    table: &mut OpTable,
+    services: &Arc<Services>,
+) -> Result<(), DuplicateOperation> {
+    let s = services.clone();
+    table.register(
+        spec("kernel.places"),
+        move |ctx: Ctx, req: PlacesRequest| {
             let s = s.clone();
             async move {
-                // The project must exist and be the caller's; then the honest answer.
-                project(&s, &ctx, &req.project_id).await?;
-                Err::<RemoteReply, _>(ApiError::unavailable(&[], REMOTE_REASON))
+                let h = handle(&s, &ctx, &req.project_id).await?;
+                Ok(places::places(&h).await?)
             }
-        })?;
-    }
+        },
+    )?;
+    let s = services.clone();
+    table.register(
+        spec("kernel.place.set"),
+        move |ctx: Ctx, req: PlaceSetRequest| {
+            let s = s.clone();
+            async move {
+                let h = handle(&s, &ctx, &req.project_id).await?;
+                Ok(places::set(&h, &req, &command_ctx(&ctx)).await?)
+            }
+        },
+    )?;
+    let s = services.clone();
+    table.register(
+        spec("kernel.place.check"),
+        move |ctx: Ctx, req: PlaceCheckRequest| {
+            let s = s.clone();
+            async move {
+                let h = handle(&s, &ctx, &req.project_id).await?;
+                Ok(places::check(&h, &req, &command_ctx(&ctx)).await?)
+            }
+        },
+    )?;
+    let s = services.clone();
+    table.register(
+        spec("kernel.place.list"),
+        move |ctx: Ctx, req: PlaceListRequest| {
+            let s = s.clone();
+            async move {
+                let h = handle(&s, &ctx, &req.project_id).await?;
+                Ok(places::list(&h, &req).await?)
+            }
+        },
+    )?;
+    let s = services.clone();
+    table.register(
+        spec("kernel.place.copy"),
+        move |ctx: Ctx, req: PlaceCopyRequest| {
+            let s = s.clone();
+            async move {
+                let h = handle(&s, &ctx, &req.project_id).await?;
+                Ok(places::copy(&h, &req, &command_ctx(&ctx)).await?)
+            }
+        },
+    )?;
     Ok(())
 }

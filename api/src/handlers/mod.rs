@@ -31,6 +31,7 @@ mod requirements;
 mod resource_bytes;
 mod runs;
 mod runs_output;
+mod servers;
 mod services;
 mod sessions;
 mod tables;

@@ -18,6 +18,7 @@ use rho_actors::runs::handlers::state::ReadRuns;
 use rho_actors::runs::handlers::submit::{ArgSource, ScriptSource, SubmitRun, Submitted};
 use rho_actors::runs::handlers::supervise::{CancelRun, ObserveRun, RetryRun, RunError};
 use rho_actors::runs::render;
+use rho_actors::runs::slurm::SlurmOf;
 use rho_actors::runs::RunRecord;
 use serde_json::json;
 use std::sync::Arc;
@@ -31,6 +32,22 @@ fn run_error(e: RunError) -> ApiError {
 
 fn check_op(id: &str) -> Result<(), ApiError> {
     freeze::operation_id(id).map_err(|reason| ApiError::invalid(Some("operationId"), reason))
+}
+
+/// The wire record with its Slurm side, when it went to a cluster.
+async fn view(
+    p: &actix::Addr<rho_actors::project_actor::ProjectActor>,
+    r: &RunRecord,
+    unknown_now: bool,
+) -> Result<RunView, ApiError> {
+    let s = p
+        .send(SlurmOf(r.operation_id.clone()))
+        .await
+        .map_err(mailbox)??;
+    Ok(render::with_slurm(
+        render::record(r, unknown_now),
+        s.as_ref(),
+    ))
 }
 
 /// The one retained run a read names; anything else is one `not_found`.
@@ -50,9 +67,9 @@ async fn read_one(
     runs.pop().ok_or_else(|| ApiError::not_found("run"))
 }
 
-/// After submit or retry: a delivery that did not reach the Host is `unavailable` naming why
-/// (the run is retained as not-sent); otherwise the record.
-fn delivered(r: &RunRecord) -> Result<RunView, ApiError> {
+/// After submit or retry: a delivery that did not reach the Host or the cluster is
+/// `unavailable` naming why (the run is retained as not-sent).
+fn delivered(r: &RunRecord) -> Result<(), ApiError> {
     if render::delivery(r) == "not-sent" {
         let reason = r.delivery_note.clone().unwrap_or_default();
         let mut e = ApiError::unavailable(
@@ -66,7 +83,7 @@ fn delivered(r: &RunRecord) -> Result<RunView, ApiError> {
         e.details["delivery"] = json!("not-sent");
         return Err(e);
     }
-    Ok(render::record(r, false))
+    Ok(())
 }
 
 fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiError> {
@@ -158,6 +175,14 @@ fn lift(req: &SubmitRequest, s: &Services, ctx: &Ctx) -> Result<SubmitRun, ApiEr
         artifacts,
         completion,
         repair_of: req.repair_of.clone(),
+        place: match &input.place {
+            Some(p) => {
+                rho_actors::kernel::places::book::check_name(p)
+                    .map_err(|e| ApiError::invalid(Some("input.place"), e.to_string()))?;
+                Some(p.clone())
+            }
+            None => None,
+        },
         ctx: CommandContext {
             principal: ctx.principal.clone(),
             time_ms: rho_plumbing::time::now_ms(),
@@ -181,8 +206,11 @@ pub(super) fn register(
                 let p = project(&s, &ctx, &req.project_id).await?;
                 // An accepted identity answers its original record even with owners unselected.
                 match p.send(msg).await.map_err(mailbox)?? {
-                    Submitted::Original(r) => Ok(render::record(&r, false)),
-                    Submitted::New(r) => delivered(&r),
+                    Submitted::Original(r) => view(&p, &r, false).await,
+                    Submitted::New(r) => {
+                        delivered(&r)?;
+                        view(&p, &r, false).await
+                    }
                 }
             }
         },
@@ -193,7 +221,8 @@ pub(super) fn register(
         let s = s.clone();
         async move {
             let r = read_one(&s, &ctx, &req.project_id, &req.operation_id).await?;
-            Ok(render::record(&r, false))
+            let p = project(&s, &ctx, &req.project_id).await?;
+            view(&p, &r, false).await
         }
     })?;
 
@@ -208,7 +237,7 @@ pub(super) fn register(
                 })
                 .await
                 .map_err(mailbox)??;
-            Ok(render::record(&r, !answered))
+            view(&p, &r, !answered).await
         }
     })?;
 
@@ -221,9 +250,11 @@ pub(super) fn register(
                 .send(ReadRuns { operation_id: None })
                 .await
                 .map_err(mailbox)??;
-            Ok(RunListReply {
-                runs: runs.iter().map(|r| render::record(r, false)).collect(),
-            })
+            let mut views = Vec::with_capacity(runs.len());
+            for r in &runs {
+                views.push(view(&p, r, false).await?);
+            }
+            Ok(RunListReply { runs: views })
         }
     })?;
 
@@ -254,7 +285,8 @@ pub(super) fn register(
                 .await
                 .map_err(mailbox)?
                 .map_err(run_error)?;
-            delivered(&r)
+            delivered(&r)?;
+            view(&p, &r, false).await
         }
     })?;
 
@@ -272,7 +304,7 @@ pub(super) fn register(
                 .await
                 .map_err(mailbox)?
                 .map_err(run_error)?;
-            Ok(render::record(&r, !answered))
+            view(&p, &r, !answered).await
         }
     })?;
     Ok(())

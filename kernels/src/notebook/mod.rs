@@ -2,9 +2,10 @@
 //! (`runner.R`, `runner.py`) under the guard, supervised with plain threads. The `kernel` owner
 //! builds cells, journaling and recovery on top of it (docs/notebook-runtime.md).
 
-mod frames;
-mod reader;
-mod session;
+pub(crate) mod frames;
+pub(crate) mod link;
+pub(crate) mod reader;
+pub(crate) mod session;
 mod types;
 
 pub use session::{start, InspectError, Session, SessionError, StartError};

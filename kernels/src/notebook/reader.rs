@@ -8,7 +8,7 @@ use super::types::{
 };
 use serde::Deserialize;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -120,22 +120,48 @@ impl From<WireVariables> for Variables {
     }
 }
 
+/// A plot brought back from where the runner wrote it: the local file and its size there.
+pub(crate) struct Fetched {
+    pub(crate) path: PathBuf,
+    pub(crate) bytes: u64,
+}
+
+/// Brings a plot file written on a server here (not over the byte bound it is given).
+pub(crate) type Fetch = Box<dyn Fn(&Path, u64) -> Result<Fetched, String> + Send + Sync>;
+
 /// State, its condition variable, the event channel and the limits, shared by all threads.
 pub(crate) struct Shared {
     state: Mutex<State>,
     pub(crate) changed: Condvar,
     events: Sender<SessionEvent>,
     pub(crate) limits: RuntimeLimits,
+    /// Set for a runner on a server: its plot files are brought back before they are kept.
+    fetch: Option<Fetch>,
 }
 
 impl Shared {
     pub(crate) fn new(events: Sender<SessionEvent>, limits: RuntimeLimits) -> Arc<Self> {
+        Self::fetching(events, limits, None)
+    }
+
+    /// Shared state of a runner whose plots `fetch` brings back.
+    pub(crate) fn fetching(
+        events: Sender<SessionEvent>,
+        limits: RuntimeLimits,
+        fetch: Option<Fetch>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             events,
             limits,
+            fetch,
         })
+    }
+
+    /// Printed text that is no cell's (a server's login), kept in the tail only.
+    pub(crate) fn login_text(&self, text: &str) {
+        push_tail(&mut self.lock().tail, text);
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
@@ -256,13 +282,33 @@ impl Shared {
         st.plots += 1;
         let n = st.plots;
         drop(st);
-        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        let note = if n > self.limits.max_plots {
-            Some(format!(
+        if n > self.limits.max_plots {
+            if self.fetch.is_none() {
+                let _ = std::fs::remove_file(&path);
+            }
+            let note = format!(
                 "plot {n} not kept: a cell keeps at most maxPlots {} plots",
                 self.limits.max_plots
-            ))
-        } else if bytes > self.limits.max_plot_bytes {
+            );
+            self.send(SessionEvent::PlotDropped { cell, note });
+            return;
+        }
+        // A server's plot is brought back first; its size is read there.
+        let (path, bytes) = match &self.fetch {
+            Some(fetch) => match fetch(&path, self.limits.max_plot_bytes) {
+                Ok(f) => (f.path, f.bytes),
+                Err(e) => {
+                    let note = format!("plot {n} not kept: it could not be brought back: {e}");
+                    self.send(SessionEvent::PlotDropped { cell, note });
+                    return;
+                }
+            },
+            None => {
+                let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                (path, bytes)
+            }
+        };
+        let note = if bytes > self.limits.max_plot_bytes {
             Some(format!(
                 "plot {n} not kept: {bytes} bytes is over maxPlotBytes {}",
                 self.limits.max_plot_bytes

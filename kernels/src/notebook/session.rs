@@ -1,16 +1,16 @@
 //! Starting a session under the guard and driving it: one cell at a time, interrupt (SIGINT to
 //! the group), stop (SIGTERM, SIGKILL after `stopGraceMs`), and inspections while idle.
 
+use super::link::{Link, LocalLink};
 use super::reader::{read_stderr, read_stdout, Shared};
 use super::types::{
     CellNo, InspectReply, InspectRequest, Language, SessionEvent, SessionSpec, Started,
 };
-use nix::sys::signal::{killpg, Signal};
+use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 use std::fs::File;
-use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
@@ -25,6 +25,21 @@ pub enum StartError {
     Timeout { printed: String },
     #[error("the runner ended before it was ready ({status})")]
     Exited { status: String, printed: String },
+    /// A runner on a server that was not ready in time (`what` names the bound and what ended).
+    #[error("{what}")]
+    Unready { what: String, printed: String },
+}
+
+impl StartError {
+    /// What the runner (and a server's login) printed before it failed.
+    pub fn printed(&self) -> &str {
+        match self {
+            StartError::Io(_) => "",
+            StartError::Timeout { printed }
+            | StartError::Exited { printed, .. }
+            | StartError::Unready { printed, .. } => printed,
+        }
+    }
 }
 
 /// Why a cell could not be given to a session.
@@ -56,13 +71,11 @@ pub enum InspectError {
 }
 
 /// A live session. Dropping it kills the runner's whole process group; so does the death of
-/// this process (the guard sees its stdin close).
+/// this process (the guard sees its stdin close; a server's wrapper sees its ssh end).
 pub struct Session {
     shared: Arc<Shared>,
-    pgid: Pid,
-    commands: Mutex<File>,
+    link: Arc<dyn Link>,
     next_inspect: AtomicU64,
-    _guard_stdin: Mutex<Option<ChildStdin>>,
 }
 
 /// Starts a session and blocks until its runner is ready, at most `startTimeoutMs`.
@@ -157,53 +170,75 @@ pub fn start(
             })?;
         Ok(())
     })();
-    let session = Session {
-        shared,
+    let link = LocalLink {
         pgid,
         commands: Mutex::new(commands),
-        next_inspect: AtomicU64::new(1),
         _guard_stdin: Mutex::new(guard_stdin),
     };
+    let session = Session::assemble(shared, Arc::new(link));
     if let Err(e) = threads {
         return Err(io("the session's threads", e));
     }
-    let deadline = Instant::now() + Duration::from_millis(spec.limits.start_timeout_ms);
-    let mut st = session.shared.lock();
-    loop {
-        if let Some(version) = st.version.clone() {
-            drop(st);
-            return Ok((
-                session,
-                Started {
-                    pid,
-                    program_version: version,
-                },
-            ));
-        }
-        if let Some(status) = st.ended.clone() {
-            let printed = st.tail.clone();
-            return Err(StartError::Exited { status, printed });
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            drop(st);
-            let _ = killpg(session.pgid, Signal::SIGKILL);
-            let printed = session.wait_end(Duration::from_secs(5));
-            return Err(StartError::Timeout { printed });
-        }
-        st = session
-            .shared
-            .changed
-            .wait_timeout(st, deadline - now)
-            .map(|(g, _)| g)
-            .unwrap_or_else(|p| p.into_inner().0);
-    }
+    let within = Duration::from_millis(spec.limits.start_timeout_ms);
+    session.ready(within, pid).map_err(|e| match e {
+        StartErrorOr::Start(e) => e,
+        StartErrorOr::Other(printed) => StartError::Timeout { printed },
+    })
 }
 
 impl Session {
-    /// The guard's pid: the leader of the session's process group.
+    /// A session over `link` whose reader threads feed `shared`.
+    pub(crate) fn assemble(shared: Arc<Shared>, link: Arc<dyn Link>) -> Session {
+        Session {
+            shared,
+            link,
+            next_inspect: AtomicU64::new(1),
+        }
+    }
+
+    /// Waits up to `within` for the runner's ready message. `Err` is a timeout: the runner was
+    /// killed and this is what it printed; an exit before ready is `Exited`.
+    pub(crate) fn ready(
+        self,
+        within: Duration,
+        pid: u32,
+    ) -> Result<(Session, Started), StartErrorOr<String>> {
+        let deadline = Instant::now() + within;
+        let mut st = self.shared.lock();
+        loop {
+            if let Some(version) = st.version.clone() {
+                drop(st);
+                return Ok((
+                    self,
+                    Started {
+                        pid,
+                        program_version: version,
+                    },
+                ));
+            }
+            if let Some(status) = st.ended.clone() {
+                let printed = st.tail.clone();
+                return Err(StartErrorOr::Start(StartError::Exited { status, printed }));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                drop(st);
+                self.link.kill();
+                return Err(StartErrorOr::Other(self.wait_end(Duration::from_secs(5))));
+            }
+            st = self
+                .shared
+                .changed
+                .wait_timeout(st, deadline - now)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+    }
+
+    /// The leader of the session's process group where it runs (the guard's pid here; the
+    /// runner's on a server).
     pub fn pid(&self) -> u32 {
-        self.pgid.as_raw().unsigned_abs()
+        self.link.pid()
     }
 
     /// Whether the process has ended.
@@ -245,7 +280,10 @@ impl Session {
         if st.running.is_none() {
             return Err(SessionError::Idle);
         }
-        killpg(self.pgid, Signal::SIGINT).map_err(|e| SessionError::Io(e.to_string()))
+        drop(st);
+        self.link
+            .signal(Signal::SIGINT)
+            .map_err(|e| SessionError::Io(e.to_string()))
     }
 
     /// SIGTERM to the group, SIGKILL after `stopGraceMs`; returns at once (`Exited` follows).
@@ -253,18 +291,20 @@ impl Session {
         if self.ended() {
             return;
         }
-        let _ = killpg(self.pgid, Signal::SIGTERM);
-        let (shared, pgid) = (Arc::clone(&self.shared), self.pgid);
+        let (shared, link) = (Arc::clone(&self.shared), Arc::clone(&self.link));
         let grace = Duration::from_millis(self.shared.limits.stop_grace_ms);
+        // The SIGTERM is sent from the thread: a server's takes a round trip.
         let _ = std::thread::Builder::new()
             .name("nb-stop".into())
             .spawn(move || {
                 let deadline = Instant::now() + grace;
+                let _ = link.signal(Signal::SIGTERM);
                 let mut st = shared.lock();
                 while st.ended.is_none() {
                     let now = Instant::now();
                     if now >= deadline {
-                        let _ = killpg(pgid, Signal::SIGKILL);
+                        drop(st);
+                        link.kill();
                         return;
                     }
                     st = shared
@@ -310,7 +350,7 @@ impl Session {
                 if self.ended() {
                     return Err(InspectError::Ended);
                 }
-                let _ = killpg(self.pgid, Signal::SIGINT);
+                let _ = self.link.signal(Signal::SIGINT);
                 let _ = self.await_reply(id, Duration::from_millis(limits.inspect_give_up_ms));
                 return Err(if self.ended() {
                     InspectError::Ended
@@ -354,13 +394,11 @@ impl Session {
     fn send(&self, line: &serde_json::Value) -> std::io::Result<()> {
         let mut text = line.to_string();
         text.push('\n');
-        let mut pipe = self.commands.lock().unwrap_or_else(|p| p.into_inner());
-        pipe.write_all(text.as_bytes())?;
-        pipe.flush()
+        self.link.send(text.as_bytes())
     }
 
     /// Waits (bounded) for the process to end; returns what it printed last.
-    fn wait_end(&self, within: Duration) -> String {
+    pub(crate) fn wait_end(&self, within: Duration) -> String {
         let deadline = Instant::now() + within;
         let mut st = self.shared.lock();
         while st.ended.is_none() && Instant::now() < deadline {
@@ -378,13 +416,20 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         if !self.ended() {
-            let _ = killpg(self.pgid, Signal::SIGKILL);
+            self.link.kill();
         }
     }
 }
 
+/// A start error, or what a timed-out start printed (its caller words the error).
+#[derive(Debug)]
+pub(crate) enum StartErrorOr<T> {
+    Start(StartError),
+    Other(T),
+}
+
 /// 128 random bits as hex, from the kernel.
-fn nonce() -> std::io::Result<String> {
+pub(crate) fn nonce() -> std::io::Result<String> {
     use std::io::Read;
     let mut b = [0u8; 16];
     File::open("/dev/urandom")?.read_exact(&mut b)?;

@@ -38,7 +38,8 @@ pub struct CheckReport {
 /// The output a check may print.
 const MAX_OUTPUT: u64 = 64 * 1024;
 
-fn script(i: &Interpreters) -> Result<String, PlaceError> {
+/// The check's POSIX sh script (run over ssh, or by `srun` where a Slurm run will run).
+pub fn script(i: &Interpreters) -> Result<String, PlaceError> {
     let pick = |given: &Option<String>, name: &str| -> Result<String, PlaceError> {
         Ok(match given {
             Some(p) => quote(p)?,
@@ -114,7 +115,14 @@ pub fn check(
     place
         .prepare()
         .map_err(|e| PlaceError::Spawn(e.to_string()))?;
-    let cmd = place.command(&script(interpreters)?, timeout);
+    check_command(place.command(&script(interpreters)?, timeout), timeout)
+}
+
+/// Runs a command that runs [`script`] somewhere, within `timeout`, and reads its report.
+pub fn check_command(
+    cmd: std::process::Command,
+    timeout: Duration,
+) -> Result<CheckReport, PlaceError> {
     let run = child::run(cmd, timeout, MAX_OUTPUT).map_err(|e| PlaceError::Spawn(e.to_string()))?;
     let elapsed_ms = u64::try_from(run.elapsed.as_millis()).unwrap_or(u64::MAX);
     match run.cut {
@@ -139,7 +147,7 @@ pub fn check(
 
 impl PlaceError {
     /// The error of a failed ssh run: 255 is ssh's own (the connection), else the command's.
-    pub(crate) fn from_exit(stderr: &[u8], code: Option<i32>) -> PlaceError {
+    pub fn from_exit(stderr: &[u8], code: Option<i32>) -> PlaceError {
         let why = reason(stderr, code);
         if code == Some(255) {
             PlaceError::Connect(why)

@@ -17,6 +17,8 @@ pub mod mcp;
 pub mod poll;
 pub mod r;
 pub mod service;
+pub mod slurm;
+pub mod sshd;
 
 pub use env::{mode, rscript_spy, Env};
 pub use http::{http, http_raw, Events};

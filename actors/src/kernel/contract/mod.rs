@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 mod remote;
 mod views;
-pub use remote::{RemoteReply, RemoteRequest, REMOTE_OPERATIONS, REMOTE_REASON};
+pub use remote::*;
 pub use views::*;
 
 /// The language of a session.

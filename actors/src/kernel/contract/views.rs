@@ -98,6 +98,8 @@ pub struct CellView {
     /// Values it removed (none when a variables list was cut).
     pub removed: Option<Vec<String>>,
     pub end: Option<CellEnd>,
+    /// The place its session ran at (`kernel.places`); none: this machine.
+    pub place: Option<String>,
 }
 
 /// One variable of a live session.
@@ -162,6 +164,8 @@ pub struct SessionView {
     pub variables: Vec<Variable>,
     pub variables_omitted: u64,
     pub end: Option<SessionEnd>,
+    /// The place it runs at (`kernel.places`); none: this machine.
+    pub place: Option<String>,
 }
 
 /// `kernel.read`.

@@ -60,6 +60,10 @@ pub struct ExecuteInput {
     /// A file name beside the run's artifacts directory, or null.
     #[serde(default)]
     pub completion: Option<String>,
+    /// A Slurm place of the project (`kernel.places`) the run goes to; null: this machine's
+    /// Core Host.
+    #[serde(default)]
+    pub place: Option<String>,
 }
 
 /// `action.submit`.

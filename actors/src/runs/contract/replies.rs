@@ -210,9 +210,19 @@ pub struct RunView {
     pub plan: PlanView,
     pub repair_of: Option<String>,
     pub sent_at: Option<String>,
+    /// A run sent to a Slurm place: the place and, once sbatch answered, the job id.
+    pub slurm: Option<SlurmView>,
     pub stop: Option<StopView>,
     pub submitter: String,
     pub updated_at: String,
+}
+
+/// Where a run went on a Slurm cluster.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SlurmView {
+    pub job_id: Option<String>,
+    pub place: String,
 }
 
 /// `action.list`: every retained run.

@@ -42,6 +42,8 @@ pub struct SubmitRun {
     pub artifacts: Vec<ArtifactDecl>,
     pub completion: Option<String>,
     pub repair_of: Option<String>,
+    /// A Slurm place the run goes to (none: the project's Core Host).
+    pub place: Option<String>,
     /// The identity `(operationId, digest of the canonical request)` and the submitter.
     /// Its `needs` (r, requirements, documents for a buffer) are checked after the identity: a
     /// new identity with one unselected is `unavailable` and nothing is done; an accepted
@@ -129,10 +131,18 @@ impl Handler<SubmitRun> for ProjectActor {
             let core = config.core.clone().ok_or_else(|| {
                 ActorError::unavailable("no Core is selected for managed execution")
             })?;
-            let rscript = config.rscript.clone().ok_or_else(|| ActorError::Unavailable {
-                missing: vec![],
-                reason: "managed execution needs R: no Rscript was found (install R, or select one with --rscript / RHO_RSCRIPT)".into(),
-            })?;
+            // A run on a Slurm place: resolved now and journaled with the run.
+            let slurm = match &msg.place {
+                Some(place) => Some(crate::runs::slurm::target(&me, place).await?),
+                None => None,
+            };
+            let rscript = match &slurm {
+                Some(t) => PathBuf::from(&t.rscript),
+                None => config.rscript.clone().ok_or_else(|| ActorError::Unavailable {
+                    missing: vec![],
+                    reason: "managed execution needs R: no Rscript was found (install R, or select one with --rscript / RHO_RSCRIPT)".into(),
+                })?,
+            };
             // 2. Freeze the code.
             let (script, code) = match &msg.script {
                 ScriptSource::Disk { path, digest } => {
@@ -203,10 +213,17 @@ impl Handler<SubmitRun> for ProjectActor {
                     }
                 }
             }
-            // 4. Requirements are checked, never installed.
+            // 4. Requirements are checked where the run will run, never installed.
             if !msg.requirements.is_empty() {
+                let probe_rscript = match &slurm {
+                    Some(t) => {
+                        let (d, t) = (dir.clone(), t.clone());
+                        blocking(move || crate::runs::slurm::probe_rscript(&d, &t)).await?
+                    }
+                    None => rscript.clone(),
+                };
                 let (rs, lib, reqs) = (
-                    rscript.clone(),
+                    probe_rscript,
                     crate::requirements::handlers::library(&dir),
                     msg.requirements.clone(),
                 );
@@ -292,9 +309,14 @@ impl Handler<SubmitRun> for ProjectActor {
                 })
                 .await
                 .map_err(mailbox)??;
-            deliver(me, dir, accepted, r_limits, state)
-                .await
-                .map(Submitted::New)
+            match slurm {
+                Some(target) => {
+                    crate::runs::slurm::deliver(me, dir, accepted, target, state.watched.clone())
+                        .await
+                }
+                None => deliver(me, dir, accepted, r_limits, state).await,
+            }
+            .map(Submitted::New)
         })
     }
 }

@@ -10,6 +10,7 @@ use crate::project_actor::ProjectActor;
 use crate::runs::entity::RunEvent;
 use crate::runs::host::{self, HostAnswer};
 use crate::runs::model::*;
+use crate::runs::slurm::{self, SlurmOf};
 use crate::runs::watch::{ask, watch, Watched};
 use actix::prelude::*;
 use rho_kernels::host::proto::HostRequest;
@@ -48,6 +49,16 @@ impl Handler<ObserveRun> for ProjectActor {
             let r = one_run(&me, &op).await?;
             if r.delivery == Delivery::NotSent || r.execution.is_over() {
                 return Ok((r, true));
+            }
+            if let Some(s) = me.send(SlurmOf(op.clone())).await.map_err(mailbox)?? {
+                let Some((event, _)) = slurm::look(&dir, &r, &s).await else {
+                    return Ok((r, false));
+                };
+                let after = me.send(LearnRun { event }).await.map_err(mailbox)??;
+                if after.execution == Execution::Running {
+                    slurm::follow(me, dir, op, &watched);
+                }
+                return Ok((after, true));
             }
             match ask(
                 &dir,
@@ -124,6 +135,19 @@ impl Handler<CancelRun> for ProjectActor {
             })
             .await
             .map_err(mailbox)??;
+            if let Some(s) = me.send(SlurmOf(op.clone())).await.map_err(mailbox)?? {
+                let stopping = one_run(&me, &op).await?;
+                return match slurm::cancel(&dir, &stopping, &s).await {
+                    Some(event) => {
+                        let after = me.send(LearnRun { event }).await.map_err(mailbox)??;
+                        if after.execution == Execution::Running {
+                            slurm::follow(me, dir, op, &watched);
+                        }
+                        Ok((after, true))
+                    }
+                    None => Ok((stopping, false)),
+                };
+            }
             let answer = ask(
                 &dir,
                 HostRequest::Cancel {
@@ -178,13 +202,20 @@ impl Handler<RetryRun> for ProjectActor {
             }
             let sending = me
                 .send(ResendRun {
-                    operation_id: op,
+                    operation_id: op.clone(),
                     ctx: msg.ctx,
                 })
                 .await
                 .map_err(mailbox)??;
             if sending.delivery != Delivery::Sending {
                 return Ok(sending);
+            }
+            // A run accepted for a Slurm place is sent there again, to the target it was
+            // placed with (its job id is still unknown: a not-sent run was never submitted).
+            if let Some(s) = me.send(SlurmOf(op)).await.map_err(mailbox)?? {
+                return Ok(
+                    slurm::deliver(me, dir, sending, s.target, state.watched.clone()).await?,
+                );
             }
             Ok(super::submit::deliver(me, dir, sending, limits, state).await?)
         })

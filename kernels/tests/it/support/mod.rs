@@ -12,6 +12,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod notebook;
+pub mod remote;
+pub mod serverctl;
+pub mod slurm;
 pub mod sshd;
 
 pub const CORE: &str = env!("CARGO_BIN_EXE_rho-core");

@@ -1,0 +1,5 @@
+//! Places through the real `rho` (issue 19): ssh hosts and serverctl servers (`ssh`), and
+//! managed runs on a Slurm cluster the tests start (`slurm`).
+
+mod slurm;
+mod ssh;
