@@ -121,7 +121,10 @@ fn kill_adapter_group(pgid: i32) {
 fn kill_server_group(pgid: i32, cmdline: &str) {
     match super::native::cmdline(pgid) {
         Some(now) if now != cmdline => return,
-        None if std::path::Path::new(&format!("/proc/{pgid}")).exists() => return,
+        // No command line: the leader exited (a zombie no one reaped yet is still that same
+        // process, so its id is not reused) or the id is not a process now; anything else
+        // without one (a kernel thread) is left alone.
+        None if !leader_gone(pgid) => return,
         _ => {}
     }
     tracing::info!(target: "rho::agent::conversation", pgid, "killing an MCP server of Rho's own agent that outlived Rho");
@@ -129,4 +132,14 @@ fn kill_server_group(pgid: i32, cmdline: &str) {
         nix::unistd::Pid::from_raw(pgid),
         nix::sys::signal::Signal::SIGKILL,
     );
+}
+
+/// Whether process `pid` has exited: no such process, or a zombie.
+fn leader_gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z')),
+    }
 }
