@@ -218,6 +218,7 @@ async fn serve(plan: Plan) -> ExitCode {
             &folders.state,
             &runtimes,
             agent_backend,
+            &limits.conversations,
         ))
         .with_agent(crate::connect::start(
             &folders.state,

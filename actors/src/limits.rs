@@ -75,6 +75,21 @@ limits_group!(
         max_compared_files: u64 = 10_000,
         max_agent_turns: Option<u64> = None,
         turn_wall_ms: Option<u64> = None,
+        /// Bytes one message keeps: the person's text (a longer one is refused), and the
+        /// Agent's text with its steps (a full one gives up commands' output, then cuts text).
+        max_message_bytes: u64 = 256 * KIB,
+        /// Tool steps one message keeps (later ones are counted, not kept).
+        max_steps: u64 = 500,
+        /// Lines of a command's output a step keeps (its last ones).
+        max_output_lines: u64 = 20,
+        /// Bytes of a command's output a step keeps.
+        max_output_bytes: u64 = 2 * KIB,
+        /// Characters of a step's title, identifying input and purpose line.
+        max_input_chars: u64 = 200,
+        /// Messages one conversation keeps (the oldest ended ones go first).
+        max_messages: u64 = 1000,
+        /// Conversations one project keeps (the oldest idle ones go first).
+        max_conversations: u64 = 200,
     }
 );
 

@@ -21,6 +21,11 @@ impl Conn {
         })
     }
 
+    /// The service's port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// POSTs `body` to `path`; returns the status and the body.
     pub fn post(
         &mut self,
@@ -76,6 +81,11 @@ pub struct Rho {
 impl Rho {
     /// Starts the release `rho` (`$RHO_BIN`, else `target/release/rho`).
     pub fn start(dir: &Path) -> Rho {
+        Rho::start_with_env(dir, &[])
+    }
+
+    /// [`Rho::start`] with more environment for the service.
+    pub fn start_with_env(dir: &Path, env: &[(String, String)]) -> Rho {
         let bin = std::env::var_os("RHO_BIN")
             .map(PathBuf::from)
             .unwrap_or_else(|| {
@@ -92,6 +102,7 @@ impl Rho {
             .arg("--port")
             .arg("0")
             .env("RUST_LOG", "error")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

@@ -4,15 +4,25 @@
 // (b) keystroke to durable acknowledgement in the editor next to one fdatasync on the same disk
 //     in the same run (goal: p50 within 3 ms). The binding sends a burst's first keystroke at
 //     once (decision 0413), so keydown -> `document.edit` reply is the figure the goal is about;
-//     the request alone (fetch start -> response end) is printed beside it.
+//     the request alone (fetch start -> response end) is printed beside it;
+// (c) an Agent edit visible in an open tab (goal: p50 under 50 ms, decision 0414): AGENT_EDITS
+//     edits through a real grant, each timed from the Agent's send (and from its acknowledgement)
+//     until a MutationObserver in the page sees the text in the editor; the page's clock is set
+//     against this process's by the shortest of several round trips. Measured twice: the grant's
+//     bearer over HTTP (the call the MCP adapter makes; the goal is about this one), and through
+//     `rho --mcp FILE` driven by the Python MCP SDK when RHO_MCP_PYTHON and RHO_MCP_CLIENT are
+//     set (printed beside it: it adds the client's and the adapter's own time).
 //
 // Usage (bench/ui/run.sh sets this up): node ui_bench.mjs with RHO_BIN (a release `rho`),
 // JUPYTER (the `jupyter` of a venv with jupyterlab), BENCH_DIR (a scratch folder on the disk),
-// LOADS (default 5), KEYS (default 60). Prints JSON lines, the last one the summary.
-import { spawn } from "node:child_process";
+// LOADS (default 5), KEYS (default 60), AGENT_EDITS (default 50). Prints JSON lines, the last
+// one the summary.
+import { spawn, spawnSync } from "node:child_process";
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+
+import { clockOffset, epoch, mcpAgent } from "../../ui/tests/support/mcpAgent.mjs";
 
 // playwright-core is the app's dev dependency: resolved from ui/ (the folder run.sh runs in).
 const { chromium } = createRequire(join(process.cwd(), "package.json"))("playwright-core");
@@ -27,6 +37,7 @@ const jupyter = need("JUPYTER");
 const dir = need("BENCH_DIR");
 const LOADS = Number(process.env.LOADS ?? 5);
 const KEYS = Number(process.env.KEYS ?? 60);
+const AGENT_EDITS = Number(process.env.AGENT_EDITS ?? 50);
 const FILE = "analysis.R";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -79,7 +90,7 @@ async function startRho() {
   const env = await res.json();
   if (!env.ok) throw new Error(`project.create: ${JSON.stringify(env.error)}`);
   writeProject(env.value.path);
-  return { url, state, projectDir: env.value.path };
+  return { url, state, projectDir: env.value.path, projectId: env.value.id };
 }
 
 async function startJupyter(folder) {
@@ -188,11 +199,90 @@ function fdatasyncTimes(folder, n) {
   return out;
 }
 
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
-try {
-  const rho = await startRho();
+/** A grant for the bench's Agent through `rho --grant`: its connection file and bearer token. */
+function grant(rho) {
+  const out = spawnSync(rhoBin, ["--grant", join(rho.state, "connection.json"), "--project-id", rho.projectId, "--session", "bench-agent"], { encoding: "utf8" });
+  if (out.status !== 0) throw new Error(`rho --grant: ${out.stderr}`);
+  const file = JSON.parse(out.stdout).mcp.args[1];
+  return { file, token: JSON.parse(readFileSync(file, "utf8")).token };
+}
+
+/** `call(op, input)` answers `{sent, acked}` (epoch ms) of one call, or throws with its code. */
+function httpAgent(url, token, projectId) {
+  return async (op, input) => {
+    const sent = epoch();
+    const res = await fetch(`${url}/api/v2/${op}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ projectId, ...input }) });
+    const env = await res.json();
+    const acked = epoch();
+    if (!env.ok) throw Object.assign(new Error(`${op}: ${env.error.code}`), { code: env.error.code });
+    return { value: env.value, sent, acked };
+  };
+}
+
+/** AGENT_EDITS edits by `call` at the top of the open buffer, each timed until the tab shows it. */
+async function agentVisible(page, call, name) {
+  const clock = await clockOffset(page);
+  const doc = (await call("document.open", { path: FILE })).value;
+  let version = (await call("document.read", { documentId: doc.id })).value.version;
+  const send = [];
+  const ack = [];
+  for (let i = 0; i < AGENT_EDITS; i++) {
+    const marker = `# ${name} ${i}`;
+    await page.evaluate((m) => {
+      const host = document.querySelector(".cm-content");
+      window.__visible = null;
+      const obs = new MutationObserver(() => {
+        if (window.__visible === null && host.textContent.includes(m)) {
+          window.__visible = performance.timeOrigin + performance.now();
+          obs.disconnect();
+        }
+      });
+      obs.observe(host, { childList: true, subtree: true, characterData: true });
+    }, marker);
+    const r = await call("document.edit", { documentId: doc.id, expectedVersion: version, changeId: `bench-${name}-${i}`, edits: [{ start: 0, end: 0, text: `${marker}\n` }] });
+    version = r.value.version;
+    const seen = await (await page.waitForFunction(() => window.__visible, null, { polling: "raf", timeout: 10000 })).jsonValue();
+    send.push(seen - clock.offset - r.sent);
+    ack.push(seen - clock.offset - r.acked);
+  }
+  return {
+    transport: name,
+    edits: AGENT_EDITS,
+    send_to_visible_p50: round(quantile(send, 0.5)),
+    send_to_visible_p90: round(quantile(send, 0.9)),
+    ack_to_visible_p50: round(quantile(ack, 0.5)),
+    ack_to_visible_p90: round(quantile(ack, 0.9)),
+    clock_rtt_ms: round(clock.rtt),
+  };
+}
+
+/** The Agent-visible figures: over HTTP with the bearer, and through `rho --mcp` when the MCP client is there. */
+async function agentEdits(browser, rho) {
+  const g = grant(rho);
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  const page = await ctx.newPage();
+  await page.goto(`${rho.url}/`);
+  await page.waitForFunction(() => (document.querySelector(".cm-content")?.textContent ?? "").includes("read.csv"), null, { timeout: 60000 });
+  const out = [await agentVisible(page, httpAgent(rho.url, g.token, rho.projectId), "http")];
+  if (process.env.RHO_MCP_PYTHON && process.env.RHO_MCP_CLIENT) {
+    const mcp = await mcpAgent(["document.open", "document.read", "document.edit"], { ...process.env, RHO_BIN: rhoBin, RHO_MCP_FILE: g.file });
+    const call = async (op, input) => {
+      const value = await mcp(op, input);
+      return { value, ...mcp.last };
+    };
+    try {
+      out.push(await agentVisible(page, call, "mcp"));
+    } finally {
+      await mcp.close();
+    }
+  }
+  await ctx.close();
+  return out;
+}
+
+/** The file-tree comparison with JupyterLab serving the same folder. */
+async function treeBench(browser, rho) {
   const jupyterUrl = await startJupyter(rho.projectDir);
-  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   // JupyterLab builds its workspace on the first visit: one untimed visit each before timing.
   for (const [u, r] of [
     [`${rho.url}/`, RHO_TREE],
@@ -206,7 +296,7 @@ try {
   }
   const r = await treeTimes(browser, `${rho.url}/`, RHO_TREE);
   const j = await treeTimes(browser, jupyterUrl, JUPYTER_TREE);
-  const tree = {
+  return {
     bench: "time to a usable file tree (ms since navigation start, Chromium headless 1600x900)",
     rho: r,
     jupyterlab: j,
@@ -215,6 +305,13 @@ try {
     cold_ratio: round(median(r.cold) / median(j.cold)),
     warm_ratio: round(median(r.warm) / median(j.warm)),
   };
+}
+
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+try {
+  const rho = await startRho();
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  const tree = jupyter === "none" ? { skipped: "JUPYTER=none" } : await treeBench(browser, rho);
   console.log(JSON.stringify(tree));
   const k = await keystrokes(browser, `${rho.url}/`);
   const sync = fdatasyncTimes(rho.state, 200);
@@ -235,7 +332,10 @@ try {
   keys.goal = "key_to_ack_p50 - fdatasync_append_p50 <= 3 ms";
   keys.goal_met = keys.key_minus_fdatasync_p50 <= 3;
   console.log(JSON.stringify(keys));
-  console.log(JSON.stringify({ summary: true, loadavg_at_start: load, loadavg_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "), tree, keys }));
+  const agent = { bench: "an Agent edit visible in an open tab (ms): from its send and from its acknowledgement", goal: "http send_to_visible_p50 < 50 ms", runs: await agentEdits(browser, rho) };
+  agent.goal_met = agent.runs[0].send_to_visible_p50 < 50;
+  console.log(JSON.stringify(agent));
+  console.log(JSON.stringify({ summary: true, loadavg_at_start: load, loadavg_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "), tree, keys, agent }));
 } finally {
   await browser.close();
   for (const c of children) c.kill("SIGTERM");

@@ -1,9 +1,12 @@
-//! Rho as an MCP client (`client/`), the stdio MCP adapter `rho --mcp FILE` (`adapter/`) and
-//! the `rho mcp` command line (`cli/`).
+//! Rho as an MCP client (`client/`), the stdio MCP adapter `rho --mcp FILE` (`adapter/`), the
+//! `rho mcp` command line (`cli/`), and Rho's own agent: its model providers (`model/`) and the
+//! loop that consumes the MCP client (`agent/`).
 
 pub mod adapter;
+pub mod agent;
 pub mod cli;
 pub mod client;
+pub mod model;
 
 pub use cli::{mcp_cli, report, run as run_cli, McpArgs, McpCommand};
 // The client's modules keep their crate-root paths (`rho_mcp::call::...`) for callers.

@@ -34,11 +34,12 @@ const EXIT_GRACE: Duration = Duration::from_secs(5);
 const FINISH: Duration = Duration::from_secs(3);
 
 /// The runtimes the relay starts, found as a service start finds them
-/// (`start::conversations::setup`): the person's CLI by option, variable or PATH (an explicit one
+/// (`start::conversations::service_setup`): the person's CLI by option, variable or PATH (an explicit one
 /// must exist), Node 22 and the adapters by `RHO_NODE` and `RHO_ACP_ADAPTERS`.
 fn runtimes(args: &RelayArgs<'_>, state: &Path, backend: Backend) -> Result<Runtimes, String> {
     let found = crate::start::runtimes::Runtimes::resolve(None, args.claude, args.codex, None)?;
-    Ok(crate::start::conversations::setup(state, &found, backend).runtimes)
+    let limits = rho_actors::limits::ConversationLimits::default();
+    Ok(crate::start::conversations::service_setup(state, &found, backend, &limits).runtimes)
 }
 
 fn state_dir(given: Option<&Path>) -> Option<PathBuf> {

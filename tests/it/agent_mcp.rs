@@ -37,6 +37,19 @@ fn python_sdk_walkthrough_in_both_protocol_generations() {
 }
 
 #[test]
+fn an_edit_refused_stale_for_its_version_keeps_the_cached_contract() {
+    let env = Env::start(&[], None, "versions");
+    std::fs::write(env.dir.join("v.txt"), "x\n").unwrap();
+    let (file, _) = grant_file(&env, "vs");
+    let summary = run("version_stale", &file, "auto", &["v.txt"]);
+    assert_eq!(summary["stale"]["currentVersion"], 2, "{summary}");
+    assert_eq!(
+        summary["version"], 3,
+        "the next edit went through: {summary}"
+    );
+}
+
+#[test]
 fn knowledge_omission_paging_and_a_new_adapter_process() {
     let env = Env::start(&[], None, "knowledge");
     let (file, _) = grant_file(&env, "kn");

@@ -1,6 +1,6 @@
 //! Notebook ends through the real `rho` with real Python (issue 15): who asked to interrupt is
 //! journaled when asked and survives a kill -9 before the cell ends; maxEndedSessions evicts the
-//! session that ended first.
+//! session that ended first, and its folder.
 
 use crate::support::poll::until;
 use crate::support::Env;
@@ -78,4 +78,16 @@ fn past_max_ended_sessions_the_session_that_ended_first_is_evicted() {
     assert_eq!(ids, vec![&ended[1]], "{read}");
     // The cells of the evicted session stay (maxCells bounds them).
     assert_eq!(read["cells"].as_array().map(Vec::len), Some(2), "{read}");
+    // The evicted session's folder goes with its record; the kept one's stays.
+    let folder = |s: &Value| {
+        e.dir
+            .join(".rho/plugins/kernel/sessions")
+            .join(s.as_str().unwrap())
+    };
+    until(
+        "the evicted session's folder is gone",
+        Duration::from_secs(10),
+        || !folder(&ended[0]).exists(),
+    );
+    assert!(folder(&ended[1]).is_dir());
 }

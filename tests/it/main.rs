@@ -18,12 +18,14 @@ mod agent_index;
 mod agent_mcp;
 #[cfg(feature = "test-owner")]
 mod agent_mcp_contract;
+mod agent_native;
 #[cfg(feature = "test-owner")]
 mod agent_stale;
 mod capabilities;
 mod chromium;
 mod console;
 mod console_drills;
+mod console_shell;
 mod contexts;
 mod conversations;
 mod core_host;
@@ -39,6 +41,9 @@ mod inspect;
 mod kernel;
 mod kernel_ends;
 mod kernel_live;
+mod kernel_readings;
+mod kernel_store;
+mod kernel_waits;
 mod mcp_login;
 mod owner_gate;
 mod protocol;

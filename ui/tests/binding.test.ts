@@ -220,6 +220,21 @@ describe("the binding's paths", () => {
     const out = await b.save();
     expect(out).toEqual({ saved: false, conflict: expect.stringContaining("changed on disk"), diskDigest: digest });
   });
+
+  it("a file changed on disk under unsaved changes is marked until a save or a reload", async () => {
+    const buf = new FakeBuffer("x");
+    const t = transport(buf, "local", { delay: () => 0 });
+    const b = new Binding(t, { version: buf.version, text: "x", dirty: true, changedOnDisk: true }, { burstMs: 1 });
+    const ed = new FakeEditor("x");
+    b.attach(ed);
+    expect(b.current.changedOnDisk).toBe(true);
+    b.remote(buf.version, "agent:conversation-1", false, { kind: "reload" });
+    expect(b.current.changedOnDisk).toBe(false);
+    b.remote(buf.version, "agent:conversation-1", true, { kind: "disk-changed", edits: [] });
+    expect(b.current.changedOnDisk).toBe(true);
+    await b.save();
+    expect(b.current.changedOnDisk).toBe(false);
+  });
 });
 
 describe("authors", () => {

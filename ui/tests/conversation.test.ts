@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { bodyKey, draftFor, emptyThread, needsRead, pendingPermission, reduce, runningMessage, type Thread } from "../src/conversation/model";
 import type { Conversation, ConversationChanged, Message, Permission } from "../src/conversation/ops";
-import { endSummary, messageState, permissionOutcome, stepStatus, UNKNOWN } from "../src/conversation/words";
+import { backendName, endSummary, messageState, permissionOutcome, stepStatus, UNKNOWN } from "../src/conversation/words";
 
 const conv: Conversation = {
   conversationId: "c1",
@@ -16,6 +16,7 @@ const conv: Conversation = {
   lastAt: "2026-12-01T10:00:00Z",
   agentSessionId: "s",
   note: null,
+  dropped: null,
 };
 
 function msg(id: string, over: Partial<Message> = {}): Message {
@@ -163,5 +164,17 @@ describe("the draft's changeId", () => {
     expect(draftFor(a, bodyKey("new:claude", "hi"), fresh).changeId).toBe("id-1");
     expect(draftFor(a, bodyKey("new:codex", "hi"), fresh).changeId).toBe("id-2");
     expect(draftFor(a, bodyKey("new:claude", "hi!"), fresh).changeId).toBe("id-3");
+  });
+});
+
+describe("what the service added for issue 17 in words", () => {
+  it("names Claude Code's own CLI and a message stopped at a limit", () => {
+    expect(backendName("claude-cli")).toBe("Claude Code (CLI)");
+    const capped = msg("m1", {
+      state: "ended",
+      stopReason: "max_turn_requests",
+      error: { code: "limit", message: "stopped at conversations.maxAgentTurns (1): the message reached the limit set in --limits" },
+    });
+    expect(messageState(capped)).toBe("ended: the step limit for one message was reached: stopped at conversations.maxAgentTurns (1): the message reached the limit set in --limits");
   });
 });

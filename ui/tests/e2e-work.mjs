@@ -1,10 +1,11 @@
-// End to end in Debian's Chromium against a real `rho`: the work panels (Runs, Agent, Media), axe and overflow at 1600 and 390.
+// End to end in Debian's Chromium against a real `rho`: the work panels (Runs with cancel, retry and the requirements
+// check; Agent; Media with a PDF, PNG, JPEG and SVG), axe and overflow at 1600 and 390.
 //
 // Run by tests/it/chromium/ui_work.rs with the pinned Node. Environment: RHO_URL, RHO_PROJECT_ID, RHO_AGENT_TOKEN
 // (a real grant of session claude-code), RHO_OPERATOR_TOKEN (to make a grant that expires), RHO_PROJECT_DIR, RHO_ARTIFACTS. The project holds analysis.R
 // (prints six lines half a second apart) and report.pdf (two pages). Prints one JSON line of facts;
 // exits 1 on any failure.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { agentCaller, kit } from "./support/kit.mjs";
@@ -41,6 +42,18 @@ const text = (page, id) => page.getByTestId(id).textContent();
 
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
 try {
+  // Images for the media panel, made by Chromium itself before the app loads (a PNG and a JPEG of
+  // a drawn page, exact sizes), an SVG with an absolute size and one with only a viewBox.
+  {
+    const maker = await browser.newPage({ viewport: { width: 400, height: 300 } });
+    await maker.setContent('<body style="margin:0;background:#fff"><div style="position:absolute;left:60px;top:40px;width:160px;height:120px;background:#c33"></div><div style="position:absolute;left:230px;top:150px;width:120px;height:100px;background:#36c"></div></body>');
+    await maker.screenshot({ path: join(projectDir, "chart.png"), type: "png", clip: { x: 0, y: 0, width: 320, height: 200 } });
+    await maker.screenshot({ path: join(projectDir, "photo.jpg"), type: "jpeg", quality: 80, clip: { x: 0, y: 0, width: 400, height: 300 } });
+    await maker.close();
+    writeFileSync(join(projectDir, "diagram.svg"), '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><rect x="20" y="20" width="120" height="80" fill="#2a7"/><circle cx="220" cy="120" r="50" fill="#a27"/></svg>\n');
+    writeFileSync(join(projectDir, "loose.svg"), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 30 20"><rect width="30" height="20" fill="#777"/></svg>\n');
+  }
+
   const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
   const page = await context.newPage();
   watch(page, "work");
@@ -85,6 +98,32 @@ try {
   await noOverflow(page, "runs_1600");
   await page.screenshot({ path: join(artifacts, "runs-1600x900.png") });
 
+  // Cancel a second run while it runs; Retry of the stopped run answers its record and runs nothing
+  // again (only a run that was never sent is delivered by a retry); the requirements check probes R.
+  await show(page, "analysis.R");
+  await page.getByRole("button", { name: "Run this script" }).click();
+  await until("the second run is running", async () => (await page.locator(".run-details h2").textContent()).includes("running"), 30000);
+  const second = (await agent("action.list", {})).runs.find((r) => r.operationId !== facts.operationId)?.operationId;
+  await page.getByRole("button", { name: "Cancel", exact: true }).click();
+  await until("the run is stopped, by whom", async () => (await page.locator(".run-details h2").textContent()).includes("stopped by local"), 30000);
+  const stopped = await agent("action.observe", { operationId: second });
+  facts.cancelled = { execution: stopped.execution, stop: stopped.stop };
+  check(stopped.stop?.requestedBy === "local", `the stop names the person who asked: ${JSON.stringify(stopped.stop)}`);
+  check(!(await stdout.textContent()).includes("line 6"), "the cancelled run did not print to its end");
+  await page.getByRole("button", { name: "Retry", exact: true }).click();
+  await until("the retry is answered, saying nothing runs again", async () => (await text(page, "run-note")).includes("sent already, so nothing runs again"));
+  const after = await agent("action.list", {});
+  check(after.runs.length === 2, `a retry of a sent run starts nothing new: ${after.runs.length} runs`);
+  check((await agent("action.observe", { operationId: second })).execution === "exited", "the retried run stays as it ended");
+  await page.getByLabel("Packages (comma or space separated; name>=version for a minimum)").fill("stats, rhonopkgzz>=1.0");
+  await page.getByRole("button", { name: "Check", exact: true }).click();
+  await until("the requirements probe", async () => (await page.locator(".runs").textContent()).includes("rhonopkgzz: missing"), 60000);
+  const probe = await page.locator(".runs").textContent();
+  check(/stats: present \d/.test(probe) && probe.includes("Not satisfied"), `the probe says stats is there and the other is not: ${probe.slice(-300)}`);
+  await axe(page, "runs_cancelled_1600");
+  await page.screenshot({ path: join(artifacts, "runs-cancel-retry-1600x900.png") });
+
+
   // The PDF in the media panel: registered by choice, page 2, a rectangle drawn, then the context.
   await show(page, "Projects");
   await page.getByRole("button", { name: /^report\.pdf/ }).click();
@@ -123,6 +162,39 @@ try {
   await axe(page, "media_1600");
   await noOverflow(page, "media_1600");
   await page.screenshot({ path: join(artifacts, "media-1600x900.png") });
+
+  // PNG, JPEG and SVG: registered by choice, shown with alt text from the media facts, a typed
+  // rectangle in pixels read back by the Agent; an SVG without an absolute size takes none.
+  for (const [name, label, w, h] of [
+    ["chart.png", "PNG", 320, 200],
+    ["photo.jpg", "JPEG", 400, 300],
+    ["diagram.svg", "SVG", 300, 200],
+  ]) {
+    await show(page, "Projects");
+    await page.getByRole("button", { name: new RegExp(`^${name.replace(".", "\\.")}`) }).click();
+    await page.getByRole("button", { name: `Register it as ${label} media` }).click();
+    const img = page.getByRole("img", { name: `${name}, a ${label} image, ${w} by ${h} px` });
+    await img.waitFor({ timeout: 20000 });
+    await until(`${name} is drawn`, () => img.evaluate((el) => el.complete && el.naturalWidth > 0));
+    facts[`${name}_natural`] = await img.evaluate((el) => [el.naturalWidth, el.naturalHeight]);
+    check(JSON.stringify(facts[`${name}_natural`]) === JSON.stringify([w, h]), `${name} decodes at ${w} x ${h}: ${facts[`${name}_natural`]}`);
+    const r = { x: 10, y: 20, width: Math.floor(w / 2), height: Math.floor(h / 3) };
+    for (const [k, v] of Object.entries(r)) await page.getByTestId(`rect-${k}`).fill(String(v));
+    await page.getByRole("button", { name: "Point the Agent at this rectangle" }).click();
+    await until(`${name}: the context is made`, async () => (await text(page, "context-made")).includes(`${r.x}, ${r.y}, ${r.width} x ${r.height} px`));
+    const id = (await text(page, "context-made")).match(/^Context (\S+):/)?.[1] ?? null;
+    const got = await agent("context.read", { contextId: id });
+    check(got.media?.units === "px" && ["x", "y", "width", "height"].every((k) => got.media?.rect?.[k] === r[k]), `${name}: the Agent reads the rectangle in px: ${JSON.stringify(got.media)}`);
+    await axe(page, `media_${label.toLowerCase()}_1600`);
+    await noOverflow(page, `media_${label.toLowerCase()}_1600`);
+    await page.screenshot({ path: join(artifacts, `media-${label.toLowerCase()}-1600x900.png`) });
+  }
+  await show(page, "Projects");
+  await page.getByRole("button", { name: /^loose\.svg/ }).click();
+  await page.getByRole("button", { name: "Register it as SVG media" }).click();
+  await page.getByRole("img", { name: "loose.svg, a SVG image, no absolute size" }).waitFor({ timeout: 20000 });
+  await until("an SVG without a size says a rectangle cannot be measured", async () => (await page.locator(".media").textContent()).includes("has no absolute size"));
+  check((await page.getByRole("button", { name: "Point the Agent at this rectangle" }).count()) === 0, "no rectangle on an SVG without a size");
 
   // The Agent tab: the grant with its latest call, then revoked.
   await agent("project.entries", {});

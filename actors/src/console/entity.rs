@@ -180,8 +180,9 @@ pub enum ConsoleCommand {
         max_running: u64,
         max_records: u64,
     },
-    /// Record a fact (journaled only when it changes the record).
-    Learn { event: ConsoleEvent },
+    /// Record facts about one command, in order (each journaled only when it changes the
+    /// record), as one journal batch.
+    Learn { events: Vec<ConsoleEvent> },
 }
 
 impl ConsoleEntity {
@@ -318,23 +319,36 @@ impl Entity for ConsoleEntity {
                     },
                 })
             }
-            ConsoleCommand::Learn { event } => {
-                let changes = self.changes(event)?;
-                let mut after = self.clone();
-                if changes {
-                    after.apply(
-                        event,
-                        &EventMeta {
-                            seq: 0,
-                            entity_seq: 0,
-                            time_ms: rho_plumbing::time::now_ms(),
-                            principal: String::new(),
-                        },
-                    );
+            ConsoleCommand::Learn { events } => {
+                let Some(first) = events.first() else {
+                    return Err(ActorError::internal("nothing to learn"));
+                };
+                let id = first.command_id().to_string();
+                // Only the record learned about is copied, not every record.
+                let mut after = ConsoleEntity {
+                    commands: BTreeMap::from([(id.clone(), self.get(&id)?.clone())]),
+                    order: vec![id.clone()],
+                    identities: IdentityTable::default(),
+                };
+                let meta = EventMeta {
+                    seq: 0,
+                    entity_seq: 0,
+                    time_ms: rho_plumbing::time::now_ms(),
+                    principal: String::new(),
+                };
+                let mut kept = Vec::new();
+                for event in events {
+                    if event.command_id() != id {
+                        return Err(ActorError::internal("facts about two commands at once"));
+                    }
+                    if after.changes(event)? {
+                        after.apply(event, &meta);
+                        kept.push(event.clone());
+                    }
                 }
-                let record = after.get(event.command_id())?.clone();
+                let record = after.get(&id)?.clone();
                 Ok(Decision {
-                    events: if changes { vec![event.clone()] } else { vec![] },
+                    events: kept,
                     reply: AcceptReply {
                         record,
                         evicted: Vec::new(),

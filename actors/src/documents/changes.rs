@@ -77,9 +77,17 @@ fn change_of(before: &DocumentEntity, event: &DocumentEvent, bound: u64) -> Opti
             ("edit", next, before.version, to_utf16(&before.text, edits))
         }
         DocumentEvent::Undone { .. } => ("undo", next, before.version, undo_preview(before)),
+        DocumentEvent::Reloaded { edits, .. } => (
+            "reload",
+            next,
+            before.version,
+            to_utf16(&before.text, edits),
+        ),
         DocumentEvent::Saved { version, .. } => ("save", *version, *version, Some(Vec::new())),
         DocumentEvent::Closed => ("close", before.version, before.version, Some(Vec::new())),
-        DocumentEvent::SaveIntended { .. } | DocumentEvent::SaveAbandoned { .. } => return None,
+        DocumentEvent::SaveIntended { .. }
+        | DocumentEvent::SaveAbandoned { .. }
+        | DocumentEvent::DiskChanged { .. } => return None,
     };
     Some(Change {
         version,

@@ -58,6 +58,9 @@ pub struct DocumentEntity {
     pub authors: VecDeque<Author>,
     pub pending_save: Option<PendingSave>,
     identities: IdentityTable<DocReply>,
+    /// Set when the file changed on disk under unsaved changes: `Some(None)` deleted, else the
+    /// disk's digest; cleared by a save, a reload or an open.
+    pub changed_on_disk: Option<Option<String>>,
 }
 
 /// Commands to a buffer. Limits the project knows are passed in.
@@ -93,6 +96,16 @@ pub enum DocCommand {
         reason: String,
     },
     Close,
+    /// Take the file's new text (`edits` from `expected_version`'s text) into a clean buffer.
+    Reload {
+        expected_version: u64,
+        edits: Vec<ByteEdit>,
+        disk_digest: String,
+    },
+    /// Mark a buffer with unsaved changes whose file changed on disk.
+    MarkDiskChanged {
+        disk_digest: Option<String>,
+    },
 }
 
 /// What buffer commands answer.
@@ -195,7 +208,17 @@ impl Entity for DocumentEntity {
                 self.disk_digest = disk_digest.clone();
                 self.open = true;
                 self.dirty = false;
+                self.changed_on_disk = None;
                 self.author(meta);
+            }
+            DocumentEvent::Reloaded { edits, disk_digest } => {
+                self.edited(edits, None, meta);
+                self.dirty = false;
+                self.disk_digest = Some(disk_digest.clone());
+                self.changed_on_disk = None;
+            }
+            DocumentEvent::DiskChanged { disk_digest } => {
+                self.changed_on_disk = Some(disk_digest.clone());
             }
             DocumentEvent::Edited { edits } => self.edited(edits, None, meta),
             DocumentEvent::BurstEdited { edits, burst } => self.edited(edits, Some(burst), meta),
@@ -221,6 +244,7 @@ impl Entity for DocumentEntity {
                 self.pending_save = None;
                 self.disk_digest = Some(disk_digest.clone());
                 self.dirty = *version != self.version;
+                self.changed_on_disk = None;
             }
             DocumentEvent::SaveAbandoned { .. } => self.pending_save = None,
             DocumentEvent::Closed => {
@@ -395,6 +419,43 @@ impl Entity for DocumentEntity {
                 },
                 self.reply(),
             ),
+            DocCommand::Reload {
+                expected_version,
+                edits,
+                disk_digest,
+            } => {
+                self.check_version(*expected_version)?;
+                if self.dirty || self.pending_save.is_some() {
+                    return Err(ActorError::conflict(
+                        "the buffer has unsaved changes; it is not reloaded",
+                    ));
+                }
+                let mut probe = self.text.clone();
+                let (_, delta) = text::apply_bytes(&mut probe, edits)
+                    .ok_or_else(|| ActorError::internal("a reload does not fit its buffer"))?;
+                let len16 = (self.len16 as i64 + delta).max(0) as u64;
+                one(
+                    DocumentEvent::Reloaded {
+                        edits: edits.clone(),
+                        disk_digest: disk_digest.clone(),
+                    },
+                    self.next(len16, probe.len() as u64, false, Some(disk_digest.clone())),
+                )
+            }
+            DocCommand::MarkDiskChanged { disk_digest } => {
+                if !self.open || self.changed_on_disk.as_ref() == Some(disk_digest) {
+                    return Ok(Decision {
+                        events: Vec::new(),
+                        reply: self.reply(),
+                    });
+                }
+                one(
+                    DocumentEvent::DiskChanged {
+                        disk_digest: disk_digest.clone(),
+                    },
+                    self.reply(),
+                )
+            }
             DocCommand::Close => {
                 if !self.open {
                     return Err(ActorError::NotFound {

@@ -30,6 +30,15 @@ pub enum DocumentEvent {
     /// [`DocumentEvent::Edited`] as part of typing burst `burst`: it folds into the newest undo
     /// step when that step is the same burst's, by the same principal, with no change between.
     BurstEdited { edits: Vec<ByteEdit>, burst: String },
+    /// A clean buffer took what its file now holds (written outside the buffer, by an Agent's
+    /// own tools): one undoable transaction, the buffer clean at the file's digest.
+    Reloaded {
+        edits: Vec<ByteEdit>,
+        disk_digest: String,
+    },
+    /// The file changed on disk under a buffer with unsaved changes (`None`: it was deleted);
+    /// the buffer is left as it is and the save's conflict path decides.
+    DiskChanged { disk_digest: Option<String> },
 }
 
 impl EntityEvent for DocumentEvent {
@@ -42,6 +51,8 @@ impl EntityEvent for DocumentEvent {
             DocumentEvent::Saved { .. } => "document.saved",
             DocumentEvent::SaveAbandoned { .. } => "document.save-abandoned",
             DocumentEvent::Closed => "document.closed",
+            DocumentEvent::Reloaded { .. } => "document.reloaded",
+            DocumentEvent::DiskChanged { .. } => "document.disk-changed",
         }
     }
 
@@ -71,6 +82,17 @@ impl EntityEvent for DocumentEvent {
             DocumentEvent::Saved { version, .. } => format!("saved version {version}"),
             DocumentEvent::SaveAbandoned { reason } => format!("save abandoned: {reason}"),
             DocumentEvent::Closed => "closed".to_string(),
+            DocumentEvent::Reloaded { edits, .. } => {
+                let inserted: usize = edits.iter().map(|e| e.text.len()).sum();
+                format!(
+                    "reloaded from disk: {} edit(s), {inserted} bytes inserted",
+                    edits.len()
+                )
+            }
+            DocumentEvent::DiskChanged { disk_digest } => match disk_digest {
+                Some(d) => format!("the file changed on disk ({d}) under unsaved changes"),
+                None => "the file was deleted under unsaved changes".to_string(),
+            },
         }
     }
 }

@@ -89,6 +89,17 @@ impl DocIndex {
         self.last.insert(id, (path.to_string(), reply.clone()));
     }
 
+    /// Every open buffer: its id, path and the digest of its file as last read or saved.
+    pub fn open_facts(&self) -> Vec<(Uuid, String, Option<String>)> {
+        self.open
+            .iter()
+            .filter_map(|id| {
+                let (path, reply) = self.last.get(id)?;
+                Some((*id, path.clone(), reply.disk_digest.clone()))
+            })
+            .collect()
+    }
+
     pub fn path_of(&self, id: Uuid) -> Option<String> {
         self.last.get(&id).map(|(p, _)| p.clone())
     }

@@ -7,6 +7,7 @@ use super::decide::KernelCommand;
 use super::entity::KernelEntity;
 use super::events::KernelEvent;
 use super::live::{lock, not_run, session_ended, Live, LiveSessions};
+use super::store::keep_plot;
 use crate::child::{EntityActor, Execute};
 use crate::entity::CommandContext;
 use crate::events::EventBus;
@@ -14,8 +15,9 @@ use actix::prelude::*;
 use rho_kernels::notebook::{self as rt, SessionEvent};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Journals what a session reports as Rho's own records and announces `kernel.changed`.
 #[derive(Clone)]
@@ -25,6 +27,8 @@ pub(crate) struct Recorder {
     pub project_id: uuid::Uuid,
     /// Where kept plots live by digest (`.rho/plugins/kernel/plots/`).
     pub plots: PathBuf,
+    /// Where session folders are (`.rho/plugins/kernel/sessions/`).
+    pub sessions: PathBuf,
     /// maxEndedSessions: the oldest ended session records go past it.
     pub max_ended_sessions: u64,
 }
@@ -117,14 +121,51 @@ fn stream(s: rt::Stream) -> Stream {
     }
 }
 
-/// Copies a plot into the digest store; the record names it by digest.
-fn keep_plot(rec: &Recorder, plot: &rt::PlotFile) -> Result<(), std::io::Error> {
-    std::fs::create_dir_all(&rec.plots)?;
-    let target = rec.plots.join(format!("{}.png", plot.sha256));
-    if !target.exists() {
-        std::fs::copy(&plot.path, &target)?;
+/// How long output without an end is held for what follows it (decision 0515).
+const HOLD: Duration = Duration::from_millis(5);
+/// Events in one journal batch at most.
+const BATCH: usize = 512;
+
+/// Whether `e` ends something a caller waits for (a cell, the process, a reading).
+fn ends(e: &SessionEvent) -> bool {
+    matches!(
+        e,
+        SessionEvent::CellEnded { .. } | SessionEvent::Exited { .. } | SessionEvent::ReadingEnded
+    )
+}
+
+/// `first` and every event ready after it; output is held up to [`HOLD`] for what follows,
+/// so a cell's last output and its end (its listing takes a few ms) are one journal write
+/// instead of two in a row. An end is never held.
+fn gather(rx: &Receiver<SessionEvent>, first: SessionEvent) -> Vec<SessionEvent> {
+    let until = Instant::now() + HOLD;
+    let mut batch = vec![first];
+    while batch.len() < BATCH && !batch.last().is_some_and(ends) {
+        let next = match rx.try_recv() {
+            Ok(e) => Some(e),
+            Err(TryRecvError::Disconnected) => None,
+            Err(TryRecvError::Empty) => {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    None
+                } else {
+                    rx.recv_timeout(left).ok()
+                }
+            }
+        };
+        match next {
+            Some(e) => batch.push(e),
+            None => break,
+        }
     }
-    Ok(())
+    // Whatever else is ready joins the batch, after an end too.
+    while batch.len() < BATCH {
+        match rx.try_recv() {
+            Ok(e) => batch.push(e),
+            Err(_) => break,
+        }
+    }
+    batch
 }
 
 /// Runs on its own thread for the session's life: each batch of what is ready becomes one
@@ -134,13 +175,12 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
     // The pages each cell kept, in order: a plot's index in its cell is its place here.
     let mut kept: HashMap<u64, Vec<u32>> = HashMap::new();
     while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
-        while batch.len() < 512 {
-            match rx.try_recv() {
-                Ok(e) => batch.push(e),
-                Err(_) => break,
-            }
-        }
+        let batch = gather(&rx, first);
+        // A sweep of evicted plots waits until this batch's plot records are sent.
+        let _store = batch
+            .iter()
+            .any(|e| matches!(e, SessionEvent::Plot { .. }))
+            .then(|| sessions.store.blocking_lock());
         let mut out: Vec<KernelEvent> = Vec::new();
         let mut pending: Option<(String, Vec<OutputChunk>)> = None;
         let mut free = false;
@@ -152,7 +192,7 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                 | SessionEvent::Plot { cell, .. }
                 | SessionEvent::PlotDropped { cell, .. }
                 | SessionEvent::CellEnded { cell, .. } => Some(*cell),
-                SessionEvent::Exited { .. } => None,
+                SessionEvent::Exited { .. } | SessionEvent::ReadingEnded => None,
             };
             let cell_id = cell.map(|no| {
                 ids.entry(no)
@@ -201,7 +241,7 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                     cell_id: id,
                     omitted_bytes,
                 }),
-                SessionEvent::Plot { plot, .. } => match keep_plot(&live.recorder, &plot) {
+                SessionEvent::Plot { plot, .. } => match keep_plot(&live.recorder.plots, &plot) {
                     Ok(()) => {
                         let replaces = plot.replaces.and_then(|r| {
                             let index = kept.get(&r.cell)?.iter().position(|p| *p == r.page)?;
@@ -228,6 +268,9 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
                 SessionEvent::PlotDropped { note, .. } => {
                     out.push(KernelEvent::CellNote { cell_id: id, note })
                 }
+                // A reading the session was busy with ended (also one given up on): a cell
+                // queued meanwhile starts now.
+                SessionEvent::ReadingEnded => free = true,
                 SessionEvent::CellEnded {
                     outcome,
                     variables,
@@ -319,12 +362,15 @@ pub(crate) fn run(live: Arc<Live>, sessions: LiveSessions, rx: Receiver<SessionE
             .iter()
             .any(|e| matches!(e, KernelEvent::CellEnded { .. }));
         live.recorder.record(out);
+        drop(_store);
         if ends {
             // After the records are in the child's mailbox: a peek queued now sees them.
             sessions.cell_ended.notify_waiters();
         }
         if exited {
             sessions.forget(live.language, &live.session_id);
+            // The batch that ended this session may have evicted the oldest ended ones.
+            super::store::sweep_sessions_blocking(&live.recorder);
             return;
         }
         if free {

@@ -28,6 +28,10 @@ pub enum KernelCommand {
         digest: InputDigest,
         purpose: Option<String>,
         limits: QueueLimits,
+        /// The live session this cell may start in at once (its slot is held for it): when
+        /// that session is live and no cell of the language runs or waits, the cell's start is
+        /// journaled with its arrival, one durable write before it runs (decision 0515).
+        start_in: Option<String>,
     },
     /// `kernel.interrupt`'s journal step.
     Interrupt { cell_id: String },
@@ -55,9 +59,16 @@ pub fn by(ctx: &CommandContext) -> String {
     ctx.principal.to_string()
 }
 
-/// What the entity would look like with `events` applied (for a reply built in `decide`).
-fn after(state: &KernelEntity, events: &[KernelEvent], ctx: &CommandContext) -> KernelEntity {
-    let mut next = state.clone();
+/// The sessions, the arrival counter and the cell `cell_id` (when it exists) with `events`
+/// applied: what a reply built in `decide` needs, without copying every cell's output (a
+/// `kernel.run` must not cost the whole notebook's size).
+fn after(
+    state: &KernelEntity,
+    events: &[KernelEvent],
+    ctx: &CommandContext,
+    cell_id: Option<&str>,
+) -> KernelEntity {
+    let mut next = state.part(cell_id);
     let meta = EventMeta {
         seq: 0,
         entity_seq: 0,
@@ -91,6 +102,7 @@ pub(crate) fn decide(
             digest,
             purpose,
             limits,
+            start_in,
         } => {
             let by = by(ctx);
             if let Some(key) = state.key(&by, change_id) {
@@ -150,7 +162,13 @@ pub(crate) fn decide(
                 purpose: purpose.clone(),
                 code: code.clone(),
             });
-            let next = after(state, &events, ctx);
+            if let Some(sid) = start_in.as_ref().filter(|sid| free(state, *language, sid)) {
+                events.push(KernelEvent::CellStarted {
+                    cell_id: cell_id.clone(),
+                    session_id: sid.clone(),
+                });
+            }
+            let next = after(state, &events, ctx, Some(cell_id));
             let cell = next
                 .cell(cell_id)
                 .cloned()
@@ -191,7 +209,7 @@ pub(crate) fn decide(
                         removed: None,
                         variables: None,
                     }];
-                    let next = after(state, &events, ctx);
+                    let next = after(state, &events, ctx, Some(cell_id));
                     let cell = next
                         .cell(cell_id)
                         .cloned()
@@ -218,6 +236,17 @@ pub(crate) fn decide(
     }
 }
 
+/// Whether `session_id` is `language`'s live session and no cell of the language runs or
+/// waits in the record: a new cell is the next to run there.
+fn free(state: &KernelEntity, language: Language, session_id: &str) -> bool {
+    state
+        .live_session(language)
+        .is_some_and(|s| s.session_id == session_id && s.state == SessionState::Live)
+        && !state
+            .cells()
+            .any(|c| c.language == language && c.state != CellState::Ended)
+}
+
 /// maxEndedSessions: the records of the sessions that ended first go, once `events` would
 /// leave more than `max` ended sessions.
 fn evictions(
@@ -232,7 +261,7 @@ fn evictions(
     {
         return Vec::new();
     }
-    let next = after(state, events, ctx);
+    let next = after(state, events, ctx, None);
     let mut ended: Vec<&SessionView> = next
         .sessions()
         .iter()

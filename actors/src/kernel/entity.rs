@@ -99,6 +99,23 @@ impl KernelEntity {
     pub fn key(&self, by: &str, change_id: &str) -> Option<&CellKey> {
         self.keys.get(&(by.to_string(), change_id.to_string()))
     }
+
+    /// A copy of the sessions, the arrival counter, the interrupts asked and the one cell
+    /// `cell_id` (no other cell): enough to apply a command's events and read that cell or the
+    /// sessions after them.
+    pub(crate) fn part(&self, cell_id: Option<&str>) -> KernelEntity {
+        let mut part = KernelEntity {
+            sessions: self.sessions.clone(),
+            last_no: self.last_no,
+            interrupts: self.interrupts.clone(),
+            ..KernelEntity::default()
+        };
+        if let Some(c) = cell_id.and_then(|id| self.cell(id)) {
+            part.positions.insert(c.cell_id.clone(), c.no);
+            part.cells.insert(c.no, c.clone());
+        }
+        part
+    }
 }
 
 /// Appends `chunks` to `output`, joining text of the same stream as the last chunk.
@@ -278,6 +295,7 @@ impl Entity for KernelEntity {
                 }
                 if let (Some(sid), Some((list, omitted))) = (session, variables) {
                     let cell = cell_id.clone();
+                    let defined: std::collections::BTreeSet<&String> = defined.iter().collect();
                     if let Some(s) = self.session_mut(&sid) {
                         let before: BTreeMap<String, Option<String>> = s
                             .variables

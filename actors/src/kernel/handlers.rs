@@ -77,7 +77,8 @@ impl KernelHandle {
             child: self.child.clone(),
             events: self.events.clone(),
             project_id: self.project_id,
-            plots: self.dir.join(".rho/plugins/kernel/plots"),
+            plots: super::store::plots_dir(&self.dir),
+            sessions: super::store::sessions_dir(&self.dir),
             max_ended_sessions: self.limits.max_ended_sessions,
         }
     }
@@ -137,6 +138,27 @@ impl KernelHandle {
             .await
             .map_err(|e| ActorError::internal(format!("kernel mailbox: {e}")))??
             .reply)
+    }
+
+    /// Reads the kernel entity as it stands, with the journal's seq it must wait for before
+    /// anyone is told what it read ([`KernelHandle::durable`]).
+    pub(crate) async fn look<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&KernelEntity) -> R + Send + 'static,
+    ) -> Result<(R, u64), ActorError> {
+        let accepted = self
+            .child
+            .send(Query::<KernelEntity, R> {
+                read: Box::new(read),
+            })
+            .await
+            .map_err(|e| ActorError::internal(format!("kernel mailbox: {e}")))??;
+        Ok((accepted.reply, accepted.wait_seq))
+    }
+
+    /// Resolves once the journal is durable up to `seq`.
+    pub(crate) async fn durable(&self, seq: u64) -> Result<(), ActorError> {
+        written(&self.project, &self.journal, seq).await
     }
 
     /// `kernel.changed {cellId, state}` so a browser re-reads the cell.

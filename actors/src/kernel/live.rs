@@ -28,9 +28,20 @@ pub(crate) struct Queued {
 #[derive(Default)]
 pub(crate) struct Pump {
     pub queue: VecDeque<(Queued, String)>,
+    /// The cell the runner has, or the one whose start is being journaled (its slot is held).
     pub running: Option<Queued>,
+    /// A `kernel.inspect` reading holds the session.
+    pub reading: bool,
     pub stop_by: Option<String>,
     pub ended: bool,
+}
+
+/// What became of a cell whose start was journaled with its arrival.
+pub(crate) enum Handed {
+    /// The runner has it.
+    Running,
+    /// The session did not take it (it ended meanwhile); why.
+    Refused(String),
 }
 
 /// One live session.
@@ -49,16 +60,84 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Live {
-    /// Adds a cell to the queue and runs the next one if the session is free.
+    /// Adds a cell to the queue (in arrival order) and runs the next one if the session is free.
     pub(crate) fn enqueue(&self, cell: Queued, code: String) {
-        lock(&self.pump).queue.push_back((cell, code));
+        {
+            let mut p = lock(&self.pump);
+            let at = p.queue.iter().take_while(|(q, _)| q.no < cell.no).count();
+            p.queue.insert(at, (cell, code));
+        }
+        self.pump();
+    }
+
+    /// Holds the session's slot for the cell `cell_id` when nothing runs, waits or reads:
+    /// its start is then journaled with its arrival (decision 0515).
+    pub(crate) fn reserve(&self, cell_id: &str) -> bool {
+        let mut p = lock(&self.pump);
+        if p.ended || p.running.is_some() || p.reading || !p.queue.is_empty() {
+            return false;
+        }
+        if !self.session.idle() {
+            return false;
+        }
+        p.running = Some(Queued {
+            no: 0,
+            cell_id: cell_id.to_string(),
+        });
+        true
+    }
+
+    /// Gives the runner the cell whose slot was held, now that its start is durable.
+    pub(crate) fn run_reserved(&self, no: u64, cell_id: &str, code: &str) -> Handed {
+        let mut p = lock(&self.pump);
+        match p.running.as_mut() {
+            Some(q) if q.cell_id == cell_id => q.no = no,
+            // The session ended meanwhile and its end took the slot.
+            _ => return Handed::Refused("the session ended before the cell ran".into()),
+        }
+        match self.session.run(no, code) {
+            Ok(()) => Handed::Running,
+            Err(e) => {
+                p.running = None;
+                drop(p);
+                self.pump();
+                Handed::Refused(format!("the session did not take the cell: {e}"))
+            }
+        }
+    }
+
+    /// Lets go of a slot held for `cell_id` that its cell did not take.
+    pub(crate) fn release(&self, cell_id: &str) {
+        {
+            let mut p = lock(&self.pump);
+            if p.running.as_ref().is_some_and(|q| q.cell_id == cell_id) {
+                p.running = None;
+            }
+        }
+        self.pump();
+    }
+
+    /// Holds the session for a reading when no cell runs or waits; false: busy.
+    pub(crate) fn begin_reading(&self) -> bool {
+        let mut p = lock(&self.pump);
+        if p.running.is_some() || !p.queue.is_empty() || p.reading {
+            return false;
+        }
+        p.reading = true;
+        true
+    }
+
+    /// The reading is over (answered, given up on, failed); a cell asked for meanwhile runs
+    /// once the session is free.
+    pub(crate) fn end_reading(&self) {
+        lock(&self.pump).reading = false;
         self.pump();
     }
 
     /// Starts the next waiting cell when none runs (its start is journaled before it runs).
     pub(crate) fn pump(&self) {
         let mut p = lock(&self.pump);
-        if p.ended || p.running.is_some() || !self.session.idle() {
+        if p.ended || p.running.is_some() || p.reading || !self.session.idle() {
             return;
         }
         let Some((cell, code)) = p.queue.pop_front() else {
@@ -78,12 +157,6 @@ impl Live {
             )]),
         }
     }
-
-    /// Whether a cell runs or waits.
-    pub(crate) fn busy(&self) -> bool {
-        let p = lock(&self.pump);
-        p.running.is_some() || !p.queue.is_empty()
-    }
 }
 
 /// The live sessions of one project, by language.
@@ -95,6 +168,11 @@ pub struct LiveSessions {
     /// Woken after a session's bridge sent a batch that ends a cell to the kernel child, so a
     /// `waitMs` caller looks again at once instead of at its next poll.
     pub(crate) cell_ended: Arc<tokio::sync::Notify>,
+    /// The start attempts per language: which one was under way when a cell came, how it ended.
+    pub(crate) starts: Arc<Mutex<super::start::StartBook>>,
+    /// Held from a plot's move into the digest store until its record is sent, and by a sweep
+    /// of evicted plots (see `store.rs`).
+    pub(crate) store: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl LiveSessions {

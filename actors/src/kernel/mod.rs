@@ -13,6 +13,7 @@ pub mod live;
 mod model_tests;
 pub mod ops;
 mod start;
+mod store;
 
 pub use decide::{plan_session, KernelCommand, KernelReply, QueueLimits, SessionPlan};
 pub use entity::KernelEntity;

@@ -57,6 +57,7 @@ pub(super) fn queue(id: &str, change: &str, code: &str, limits: QueueLimits) -> 
         digest: crate::identity::input_digest(&code, "changeId"),
         purpose: Some("look".into()),
         limits,
+        start_in: None,
     }
 }
 

@@ -6,10 +6,10 @@ use super::contract::{
     CellRequest, CellView, InspectAnswer, InspectReply, InspectRequest, InterpreterView, PlotReply,
     PlotRequest, ReadReply, ReadRequest, RunRequest, SessionState, SessionView, StopRequest,
 };
-use super::decide::{by, plan_session, KernelCommand, KernelReply, QueueLimits};
+use super::decide::{by, plan_session, KernelCommand, KernelReply, QueueLimits, SessionPlan};
 use super::entity::KernelEntity;
 use super::handlers::KernelHandle;
-use super::live::{lock, not_run, Queued};
+use super::live::{lock, not_run, Handed, Queued};
 use super::start::session_for;
 use crate::entity::CommandContext;
 use crate::error::ActorError;
@@ -74,10 +74,18 @@ pub async fn run(
         "changeId",
     );
     let (caller, change) = (by(ctx), req.change_id.clone());
-    let known = handle
+    let (language, wanted) = (req.language, req.interpreter.clone());
+    let max_cells = handle.limits().max_cells;
+    // One look at the entity: the caller's identity, and where a new cell would run by the
+    // interpreter rule (used only after the identity and the owner gate, in that order).
+    let (known, plan) = handle
         .read(move |k: &KernelEntity| {
-            k.key(&caller, &change)
-                .map(|key| (key.digest, k.cell(&key.cell_id).cloned()))
+            let known = k
+                .key(&caller, &change)
+                .map(|key| (key.digest, k.cell(&key.cell_id).cloned()));
+            let plan = plan_session(k, language, &caller, wanted.as_deref())
+                .map(|p| (p, evicts_plots(k, max_cells)));
+            (known, plan)
         })
         .await?;
     let caller = by(ctx);
@@ -99,13 +107,20 @@ pub async fn run(
         }
         None => handle.gate(ctx)?,
     }
-    let (language, who, wanted) = (req.language, caller.clone(), req.interpreter.clone());
-    handle
-        .read(move |k: &KernelEntity| plan_session(k, language, &who, wanted.as_deref()))
-        .await??;
+    let (plan, evicts_plots) = plan?;
+    let cell_id = uuid::Uuid::new_v4().to_string();
+    // A live session with nothing to do: its slot is held for this cell, whose start is then
+    // journaled with its arrival (one durable write before it runs; decision 0515).
+    let held = match &plan {
+        SessionPlan::Join { session_id } => handle
+            .live
+            .get(language)
+            .filter(|l| &l.session_id == session_id && l.reserve(&cell_id)),
+        _ => None,
+    };
     let l = handle.limits();
     let command = KernelCommand::Queue {
-        cell_id: uuid::Uuid::new_v4().to_string(),
+        cell_id: cell_id.clone(),
         language,
         code: req.code.clone(),
         change_id: req.change_id.clone(),
@@ -116,10 +131,37 @@ pub async fn run(
             max_code_bytes: l.max_code_bytes,
             max_cells: l.max_cells,
         },
+        start_in: held.as_ref().map(|l| l.session_id.clone()),
     };
-    let KernelReply::Cell(cell) = handle.command(command, ctx.clone()).await? else {
-        return Err(ActorError::internal("kernel.run queued no cell"));
+    let queued = handle.command(command, ctx.clone()).await;
+    let cell = match queued {
+        Ok(KernelReply::Cell(cell)) => cell,
+        other => {
+            if let Some(live) = &held {
+                live.release(&cell_id);
+            }
+            return match other {
+                Err(e) => Err(e),
+                Ok(_) => Err(ActorError::internal("kernel.run queued no cell")),
+            };
+        }
     };
+    if evicts_plots {
+        let h = handle.clone();
+        actix::spawn(async move { super::store::sweep_plots(&h).await });
+    }
+    if let Some(live) = held {
+        let started = cell.cell_id == cell_id
+            && cell.state == CellState::Running
+            && cell.session_id.as_deref() == Some(live.session_id.as_str());
+        if started {
+            if let Handed::Refused(why) = live.run_reserved(cell.no, &cell.cell_id, &req.code) {
+                refused(handle, &cell.cell_id, why).await?;
+            }
+            return wait(handle, cell, req.wait_ms).await;
+        }
+        live.release(&cell_id);
+    }
     match session_for(handle, language, &caller, req.interpreter.as_deref()).await {
         Ok(live) => live.enqueue(
             Queued {
@@ -147,7 +189,45 @@ pub async fn run(
     wait(handle, cell, req.wait_ms).await
 }
 
-/// The cell as it stands once it ended or `wait_ms` (at most `maxWaitMs`) passed.
+/// maxCells: whether a new cell evicts the oldest ended one and that one kept plots ("the
+/// oldest ended cell and its plots make room").
+fn evicts_plots(k: &KernelEntity, max_cells: u64) -> bool {
+    k.cells().count() as u64 >= max_cells
+        && k.cells()
+            .find(|c| c.state == CellState::Ended)
+            .is_some_and(|c| !c.plots.is_empty())
+}
+
+/// A cell journaled as started that the session did not take ends `error` with why (unless
+/// the session's end already ended it).
+async fn refused(handle: &KernelHandle, cell_id: &str, why: String) -> Result<(), ActorError> {
+    let probe = cell_id.to_string();
+    let ended = handle
+        .peek(move |k: &KernelEntity| k.cell(&probe).is_none_or(|c| c.state == CellState::Ended))
+        .await?;
+    if !ended {
+        let events = vec![super::bridge::ended(
+            cell_id,
+            super::contract::Outcome::Error,
+            None,
+            Some(why),
+        )];
+        handle
+            .command(
+                KernelCommand::Record {
+                    events,
+                    max_ended_sessions: handle.limits().max_ended_sessions,
+                },
+                CommandContext::now(crate::Principal::System),
+            )
+            .await?;
+    }
+    handle.live.cell_ended.notify_waiters();
+    Ok(())
+}
+
+/// The cell as it stands once it ended or `wait_ms` (at most `maxWaitMs`) passed; what it
+/// answers is durable.
 async fn wait(
     handle: &KernelHandle,
     cell: CellView,
@@ -157,30 +237,28 @@ async fn wait(
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(limit);
     let id = cell.cell_id.clone();
     loop {
-        // Registered before the peek, so an end reported between the two still wakes it.
+        // Registered before the look, so an end reported between the two still wakes it.
         let woken = handle.live.cell_ended.notified();
         let mut woken = std::pin::pin!(woken);
         woken.as_mut().enable();
         let probe = id.clone();
-        let ended = handle
-            .peek(move |k: &KernelEntity| k.cell(&probe).map(|c| c.state == CellState::Ended))
-            .await?
-            .unwrap_or(true);
+        let (now_cell, seq) = handle
+            .look(move |k: &KernelEntity| k.cell(&probe).cloned())
+            .await?;
+        let ended = now_cell
+            .as_ref()
+            .is_none_or(|c| c.state == CellState::Ended);
         let now = std::time::Instant::now();
         if ended || now >= deadline {
-            break;
+            // The answer is what was journaled when it looked, once that is durable.
+            handle.durable(seq).await?;
+            return Ok(now_cell.unwrap_or(cell));
         }
         // Woken when a session's bridge or kernel.interrupt ended a cell; an end journaled
         // elsewhere (a session that did not start) is seen at the next poll.
         let poll = (deadline - now).min(std::time::Duration::from_millis(POLL_MS));
         let _ = tokio::time::timeout(poll, woken).await;
     }
-    // The answer is what is durable by now.
-    let probe = id.clone();
-    Ok(handle
-        .read(move |k: &KernelEntity| k.cell(&probe).cloned())
-        .await?
-        .unwrap_or(cell))
 }
 
 /// `kernel.read`: sessions, interpreters and one page of cells in arrival order.
@@ -250,7 +328,7 @@ pub async fn inspect(
             Some(format!("no live {} session", language.name())),
         ));
     };
-    if live.busy() {
+    if !live.begin_reading() {
         return Ok(answer(
             InspectAnswer::Busy,
             Some("a cell runs or waits".into()),
@@ -266,11 +344,11 @@ pub async fn inspect(
         }),
     };
     let reader = live.clone();
-    let read = tokio::task::spawn_blocking(move || reader.session.inspect(request))
-        .await
-        .map_err(|e| ActorError::internal(e.to_string()))?;
-    // A cell asked for during the reading waited for it.
-    live.pump();
+    let read = tokio::task::spawn_blocking(move || reader.session.inspect(request)).await;
+    // A cell asked for during the reading waited for it; it runs once the session is free
+    // (after a reading given up on, when the runner answers it: `ReadingEnded`).
+    live.end_reading();
+    let read = read.map_err(|e| ActorError::internal(e.to_string()))?;
     Ok(match read {
         Ok(value) => {
             let sid = live.session_id.clone();

@@ -11,6 +11,7 @@ use crate::entity::CommandContext;
 use crate::error::ActorError;
 use crate::limits::KernelLimits;
 use rho_kernels::notebook::{self as rt, RuntimeLimits, SessionSpec};
+use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};
 
 fn small(v: u64) -> u32 {
@@ -38,8 +39,63 @@ pub(crate) fn runtime_limits(l: &KernelLimits) -> RuntimeLimits {
     }
 }
 
-/// Journals Rho's own records through the handle and waits for them.
+/// The start attempts of one project's sessions, per language: a cell that came while an
+/// attempt was under way and waited for it ends `not-run` with the same reason when it failed,
+/// instead of trying a start of its own (startTimeoutMs: "waiting cells are not run").
+#[derive(Debug, Default)]
+pub(crate) struct StartBook {
+    attempts: HashMap<Language, Attempt>,
+}
+
+#[derive(Debug, Default)]
+struct Attempt {
+    last: u64,
+    under_way: bool,
+    failed: Option<(u64, String)>,
+}
+
+impl StartBook {
+    /// The attempt under way for `language`, if any.
+    fn under_way(&self, language: Language) -> Option<u64> {
+        self.attempts
+            .get(&language)
+            .filter(|a| a.under_way)
+            .map(|a| a.last)
+    }
+
+    fn begin(&mut self, language: Language) -> u64 {
+        let a = self.attempts.entry(language).or_default();
+        a.last += 1;
+        a.under_way = true;
+        a.last
+    }
+
+    fn end(&mut self, language: Language, attempt: u64, failure: Option<String>) {
+        let a = self.attempts.entry(language).or_default();
+        if a.last == attempt {
+            a.under_way = false;
+        }
+        if let Some(why) = failure {
+            a.failed = Some((attempt, why));
+        }
+    }
+
+    /// Why `attempt` failed, if it did.
+    fn failed(&self, language: Language, attempt: u64) -> Option<String> {
+        self.attempts
+            .get(&language)
+            .and_then(|a| a.failed.as_ref())
+            .filter(|(n, _)| *n == attempt)
+            .map(|(_, why)| why.clone())
+    }
+}
+
+/// Journals Rho's own records through the handle and waits for them; a record that ended a
+/// session may have evicted the oldest ended ones, whose folders go.
 async fn record(h: &KernelHandle, events: Vec<KernelEvent>) -> Result<(), ActorError> {
+    let ends = events
+        .iter()
+        .any(|e| matches!(e, KernelEvent::SessionEnded { .. }));
     h.command(
         KernelCommand::Record {
             events,
@@ -47,8 +103,11 @@ async fn record(h: &KernelHandle, events: Vec<KernelEvent>) -> Result<(), ActorE
         },
         CommandContext::now(crate::Principal::System),
     )
-    .await
-    .map(drop)
+    .await?;
+    if ends {
+        super::store::sweep_sessions(h).await;
+    }
+    Ok(())
 }
 
 /// The live session of `language` the cell of `caller` runs in, started when none is live.
@@ -59,7 +118,12 @@ pub(crate) async fn session_for(
     caller: &str,
     interpreter: Option<&str>,
 ) -> Result<Arc<Live>, String> {
+    // A start under way when this cell came is one it waits for: when it fails, so does this.
+    let awaited = lock(&h.live.starts).under_way(language);
     let _starting = h.live.starting.lock().await;
+    if let Some(why) = awaited.and_then(|n| lock(&h.live.starts).failed(language, n)) {
+        return Err(why);
+    }
     let (who, wanted) = (caller.to_string(), interpreter.map(str::to_string));
     let plan = h
         .read(move |k: &KernelEntity| plan_session(k, language, &who, wanted.as_deref()))
@@ -102,7 +166,11 @@ pub(crate) async fn session_for(
         }
         SessionPlan::Start { interpreter } => interpreter,
     };
-    start(h, language, interpreter).await
+    let attempt = lock(&h.live.starts).begin(language);
+    let started = start(h, language, interpreter).await;
+    let failure = started.as_ref().err().cloned();
+    lock(&h.live.starts).end(language, attempt, failure);
+    started
 }
 
 async fn start(

@@ -10,12 +10,20 @@
 
 use crate::support;
 
+use rho_actors::agent::conversation::driver::{Setup, INSTRUCTIONS};
+use rho_actors::agent::conversation::entity::{DecisionRecord, Info, MessageState, Original};
+use rho_actors::agent::conversation::handlers::{
+    DecideMessage, ReadConversation, StartConversation,
+};
+use rho_actors::agent::conversation::{Backend, RecordLimits, Runtimes};
 use rho_actors::agent::entity::{Activity, AgentCommand, Binding};
 use rho_actors::agent::handlers::{BindingWrite, RecordActivity};
 use rho_actors::console::entity::{CommandRecord, CommandState, ConsoleEvent, Ended, Started};
 use rho_actors::console::handlers::state::{AcceptCommand, LearnCommand};
 use rho_actors::contexts::handlers::{ContextSource, MakeContext};
-use rho_actors::documents::handlers::{DocWrite, DocWriteOp, OpenDocument, SaveDocument};
+use rho_actors::documents::handlers::{
+    DocWrite, DocWriteOp, OpenDocument, ReloadBuffers, SaveDocument,
+};
 use rho_actors::documents::text::Edit;
 use rho_actors::files::handlers::{Declared, PutResource};
 use rho_actors::files::PutBounds;
@@ -473,6 +481,7 @@ async fn generate(env: &Env) -> PathBuf {
                 digest: rho_actors::identity::input_digest(&json!({"code": "1+1"}), "changeId"),
                 purpose: Some("golden".into()),
                 limits: KERNEL_LIMITS,
+                start_in: None,
             },
             ctx(Principal::Agent("claude-code".into())),
         )
@@ -498,6 +507,7 @@ async fn generate(env: &Env) -> PathBuf {
                 digest: rho_actors::identity::input_digest(&json!({"code": "2"}), "changeId"),
                 purpose: None,
                 limits: KERNEL_LIMITS,
+                start_in: None,
             },
             ctx(Principal::Local),
         )
@@ -533,10 +543,137 @@ async fn generate(env: &Env) -> PathBuf {
     .await
     .unwrap()
     .unwrap();
+    conversation_v8(&p, &info.dir).await;
     for (_, res) in service.send(CloseAll).await.unwrap() {
         res.unwrap();
     }
     info.dir
+}
+
+/// From v8: a buffer reloaded from a file an Agent wrote, then marked changed on disk under
+/// unsaved changes; a conversation whose Agent could not start, and a decision on its message.
+async fn conversation_v8(p: &actix::Addr<rho_actors::project_actor::ProjectActor>, dir: &Path) {
+    std::fs::write(dir.join("agent.txt"), "one\n").unwrap();
+    let doc = p
+        .send(OpenDocument {
+            path: "agent.txt".into(),
+            create: false,
+            ctx: ctx(Principal::Local),
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let agent = Principal::Agent("conversation-0123456789ab".into());
+    std::fs::write(dir.join("agent.txt"), "one and two\n").unwrap();
+    p.send(ReloadBuffers {
+        principal: agent.clone(),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    p.send(DocWrite {
+        id: doc.id,
+        op: DocWriteOp::Edit {
+            expected_version: doc.reply.version + 1,
+            edits: vec![Edit {
+                start: 0,
+                end: 0,
+                text: "my ".into(),
+            }],
+            burst: None,
+        },
+        ctx: ctx_with("edit-agent", &json!({"agent": 1})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    std::fs::write(dir.join("agent.txt"), "three\n").unwrap();
+    p.send(ReloadBuffers { principal: agent })
+        .await
+        .unwrap()
+        .unwrap();
+
+    let id = Uuid::from_u128(0x0c0a_7e55);
+    let missing = dir.join("no-runtimes");
+    let original = Original {
+        message_id: "golden-message".into(),
+        change_id: "conv-1".into(),
+        text: "Say hello".into(),
+        contexts: Vec::new(),
+        backend: Backend::ClaudeAgentAcp,
+        sent_ms: T0,
+        sent_by: "local".into(),
+    };
+    p.send(StartConversation {
+        info: Info {
+            conversation_id: id,
+            backend: Backend::ClaudeAgentAcp,
+            title: "Say hello".into(),
+            started_ms: T0,
+            started_by: "local".into(),
+            mode: None,
+            agent_session_id: None,
+            note: None,
+            needs_choice: false,
+            pgid: None,
+        },
+        original,
+        ctx: ctx_with("conv-1", &json!({"text": "Say hello"})),
+        setup: Setup {
+            runtimes: Runtimes {
+                node: missing.join("node"),
+                adapters: missing.clone(),
+                claude: missing.join("claude"),
+                codex: missing.join("codex"),
+                env: Vec::new(),
+            },
+            backend: Backend::ClaudeAgentAcp,
+            cwd: PathBuf::new(),
+            mcp: Vec::new(),
+            resume: None,
+            mode: None,
+            limits: RecordLimits::default(),
+            turn: Default::default(),
+            keep: Default::default(),
+            instructions: Some(INSTRUCTIONS.into()),
+        },
+        context: None,
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    // The driver finds no adapter: the message ends `agent_unavailable`.
+    for _ in 0..200 {
+        let c = p
+            .send(ReadConversation {
+                conversation_id: id,
+            })
+            .await
+            .unwrap()
+            .unwrap();
+        if c.message("golden-message").unwrap().state != MessageState::Running {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    p.send(DecideMessage {
+        conversation_id: id,
+        message_id: "golden-message".into(),
+        decision: DecisionRecord {
+            decision_id: "golden-decision".into(),
+            change_id: "decide-1".into(),
+            decision: "needs-changes".into(),
+            note: Some("start it again".into()),
+            at_ms: T0,
+            by: "local".into(),
+            supersedes: None,
+            files: Vec::new(),
+        },
+        ctx: ctx_with("decide-1", &json!({"decision": "needs-changes"})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
 }
 
 /// The generator still runs on today's code; with `RHO_GOLDEN_WRITE=1` it replaces the golden
@@ -559,6 +696,7 @@ async fn the_generator_writes_a_journal_touching_every_reachable_owner() {
         "agent",
         "console",
         "kernel",
+        "conversation",
     ] {
         assert!(kinds.contains(kind), "no {kind} record in {kinds:?}");
     }

@@ -1,6 +1,8 @@
 //! `conversation.*`: check the request and the adapters, give the conversation its own grant
-//! (the project's Rho MCP tools through `rho --mcp`), send one message, render the record.
+//! (the project's Rho MCP tools through `rho --mcp`), send one message with its contexts'
+//! content, render the record (`conversation.decide` and the contexts: `conversation_more.rs`).
 
+use super::conversation_more::{contexts, parse_id};
 use super::data::project;
 use super::services::{mailbox, Services};
 use super::sessions::access;
@@ -8,10 +10,10 @@ use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use rho_actors::agent::access::{GrantAccess, ProjectRef};
 use rho_actors::agent::conversation::contract::{
-    ListReply, ListRequest, MessageReply, PermissionAnswer, PermissionReply, ReadReply,
-    ReadRequest, SendRequest, StartReply, StartRequest, StopRequest,
+    DroppedView, ListReply, ListRequest, MessageReply, PermissionAnswer, PermissionReply,
+    ReadReply, ReadRequest, SendRequest, StartReply, StartRequest, StopRequest,
 };
-use rho_actors::agent::conversation::driver::{ServiceSetup, Setup};
+use rho_actors::agent::conversation::driver::{ServiceSetup, Setup, INSTRUCTIONS};
 use rho_actors::agent::conversation::entity::{ConversationEntity, Info, Original};
 use rho_actors::agent::conversation::handlers::{
     AnswerPermission, ListConversations, ReadConversation, SendMessage, StartConversation,
@@ -26,7 +28,7 @@ use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use uuid::Uuid;
 
-fn setup(s: &Services) -> Result<&ServiceSetup, ApiError> {
+pub(super) fn setup(s: &Services) -> Result<&ServiceSetup, ApiError> {
     s.conversations.as_ref().ok_or_else(|| {
         ApiError::unavailable(
             &["conversations"],
@@ -62,11 +64,7 @@ fn conversation_id(project: &str, change_id: &str) -> Uuid {
     uuid::Builder::from_custom_bytes(bytes).into_uuid()
 }
 
-fn parse_id(field: &str, text: &str) -> Result<Uuid, ApiError> {
-    Uuid::parse_str(text).map_err(|_| ApiError::invalid(Some(field), "not a conversation id"))
-}
-
-fn message_text(text: &str, change_id: &str) -> Result<(), ApiError> {
+fn message_text(s: &Services, text: &str, change_id: &str) -> Result<(), ApiError> {
     if change_id.is_empty() {
         return Err(ApiError::invalid(
             Some("changeId"),
@@ -75,6 +73,10 @@ fn message_text(text: &str, change_id: &str) -> Result<(), ApiError> {
     }
     if text.trim().is_empty() {
         return Err(ApiError::invalid(Some("text"), "the message is empty"));
+    }
+    let max = s.limits.conversations.max_message_bytes;
+    if text.len() as u64 > max {
+        return Err(ApiError::limit("conversations.maxMessageBytes", max));
     }
     Ok(())
 }
@@ -111,6 +113,9 @@ fn driver_setup(
         resume: None,
         mode,
         limits: c.limits,
+        turn: c.turn,
+        keep: c.keep,
+        instructions: Some(INSTRUCTIONS.to_string()),
     }
 }
 
@@ -141,13 +146,18 @@ fn command_ctx<T: serde::Serialize>(ctx: &Ctx, req: &T, change_id: &str) -> Comm
     }
 }
 
+/// The message `id`; one that went to keep `conversations.maxMessages` is `expired`.
 fn message_of(
     c: &ConversationEntity,
     id: &str,
 ) -> Result<rho_actors::agent::conversation::contract::MessageView, ApiError> {
-    c.message(id)
-        .map(render::message)
-        .ok_or_else(|| ApiError::not_found("message"))
+    match (c.message(id), &c.dropped_by) {
+        (Some(m), _) => Ok(render::message(m)),
+        (None, Some(limit)) => Err(ApiError::expired(format!(
+            "that message was removed to keep {limit}"
+        ))),
+        (None, None) => Err(ApiError::not_found("message")),
+    }
 }
 
 fn view(
@@ -157,15 +167,16 @@ fn view(
 }
 
 async fn start(s: &Services, ctx: &Ctx, req: StartRequest) -> Result<StartReply, ApiError> {
-    message_text(&req.text, &req.change_id)?;
+    message_text(s, &req.text, &req.change_id)?;
     let c = setup(s)?;
     let backend = match req.backend.as_deref() {
         None => c.default_backend,
         Some(name) => render::parse_backend(name)
-            .ok_or_else(|| ApiError::invalid(Some("backend"), "claude or codex"))?,
+            .ok_or_else(|| ApiError::invalid(Some("backend"), "claude, codex or claude-cli"))?,
     };
     check(c, backend)?;
     let p = project(s, ctx, &req.project_id).await?;
+    let context = contexts(s, &p, req.contexts.as_deref()).await?;
     let pid = super::services::project_id("projectId", &req.project_id)?;
     let id = conversation_id(&req.project_id, &req.change_id);
     let mcp = grant(s, pid, id).await?;
@@ -201,6 +212,7 @@ async fn start(s: &Services, ctx: &Ctx, req: StartRequest) -> Result<StartReply,
             original,
             ctx: command_ctx(ctx, &req, &req.change_id),
             setup: driver_setup(c, backend, mcp, req.mode.clone()),
+            context,
         })
         .await
         .map_err(mailbox)??;
@@ -211,10 +223,11 @@ async fn start(s: &Services, ctx: &Ctx, req: StartRequest) -> Result<StartReply,
 }
 
 async fn send(s: &Services, ctx: &Ctx, req: SendRequest) -> Result<MessageReply, ApiError> {
-    message_text(&req.text, &req.change_id)?;
+    message_text(s, &req.text, &req.change_id)?;
     let c = setup(s)?;
     let id = parse_id("conversationId", &req.conversation_id)?;
     let p = project(s, ctx, &req.project_id).await?;
+    let context = contexts(s, &p, req.contexts.as_deref()).await?;
     let pid = super::services::project_id("projectId", &req.project_id)?;
     let current = p
         .send(ReadConversation {
@@ -222,7 +235,7 @@ async fn send(s: &Services, ctx: &Ctx, req: SendRequest) -> Result<MessageReply,
         })
         .await
         .map_err(mailbox)??;
-    let Some(info) = current.info.as_ref() else {
+    let Some(info) = current.info.clone() else {
         return Err(ApiError::not_found("conversation"));
     };
     let backend = info.backend;
@@ -239,7 +252,9 @@ async fn send(s: &Services, ctx: &Ctx, req: SendRequest) -> Result<MessageReply,
                 backend,
             ),
             ctx: command_ctx(ctx, &req, &req.change_id),
-            setup: driver_setup(c, backend, mcp, None),
+            setup: driver_setup(c, backend, mcp, info.mode.clone()),
+            context,
+            fresh: req.fresh_session == Some(true),
         })
         .await
         .map_err(mailbox)??;
@@ -313,8 +328,17 @@ pub(super) fn register(
             async move {
                 let p = project(&s, &ctx, &req.project_id).await?;
                 let all = p.send(ListConversations).await.map_err(mailbox)??;
+                let removed = all.iter().filter(|c| c.removed.is_some()).count() as u64;
                 Ok::<ListReply, ApiError>(ListReply {
-                    conversations: all.iter().filter_map(render::conversation).collect(),
+                    conversations: all
+                        .iter()
+                        .filter(|c| c.removed.is_none())
+                        .filter_map(render::conversation)
+                        .collect(),
+                    removed: (removed > 0).then(|| DroppedView {
+                        count: removed,
+                        limit: "conversations.maxConversations".into(),
+                    }),
                 })
             }
         },
@@ -369,5 +393,5 @@ pub(super) fn register(
             }
         },
     )?;
-    Ok(())
+    super::conversation_more::register(table, services)
 }

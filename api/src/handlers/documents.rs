@@ -77,6 +77,7 @@ pub(super) fn register(
                 length: r.length,
                 dirty: r.dirty,
                 disk_digest: r.disk_digest,
+                changed_on_disk: r.changed_on_disk,
                 path: r.path,
                 authors: r
                     .authors

@@ -9,6 +9,7 @@ mod connect;
 mod console;
 mod context_list;
 mod contexts;
+mod conversation_more;
 mod conversations;
 mod data;
 mod document_history;

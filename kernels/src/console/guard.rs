@@ -35,9 +35,15 @@ pub struct GuardArgs {
     /// Bytes kept from the end once the head is full.
     #[arg(long, value_name = "BYTES")]
     pub tail: u64,
-    /// Write one byte to stdout once `guard.json` is written, then let stdout go.
+    /// Write one byte to stdout once `guard.json` is written and the command ended (`exit.json`
+    /// written too) or a few ms passed, then let stdout go.
     #[arg(long)]
     pub notify: bool,
+    /// Get ready, then wait for one byte on stdin (a pipe from the service) before starting the
+    /// command: the service says go once the command's record is durable, so the guard's own
+    /// start overlaps that write. End of input instead: the command is not started.
+    #[arg(long)]
+    pub wait_go: bool,
     /// The command text, given to the shell's `-c`.
     #[arg(last = true, required = true, value_name = "TEXT")]
     pub text: String,
@@ -46,13 +52,26 @@ pub struct GuardArgs {
 /// How long output is still drained after the command ended (a background child may hold the
 /// pipes open).
 const DRAIN: Duration = Duration::from_millis(500);
+/// How long the start is held back for the command's end: a command that ends within it is
+/// told with its end, so the service journals both in one write (decision 0608).
+const START_HOLD: Duration = Duration::from_millis(5);
+
+/// The one byte that tells the service `guard.json` (and, when the command ended within
+/// [`START_HOLD`], `exit.json`) is written; then stdout is let go.
+fn notify_now() {
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(b"s").and_then(|()| stdout.flush());
+    if let Ok(null) = File::options().write(true).open("/dev/null") {
+        let _ = nix::unistd::dup2_stdout(null.as_fd());
+    }
+}
 /// How often the guard looks whether the command ended while its pipes stay open.
 const WAIT_EVERY: Duration = Duration::from_millis(100);
 
 /// Reads both pipes in one thread as `poll` reports them readable, stdout always first (so bytes
 /// written to stdout before stderr come first; two pipes cannot tell more, decision 0605), until
 /// both closed (or the drain after the command's end ran out); answers how the command ended.
-fn pump(child: &mut Child, keep: &mut Keeper) -> Option<ExitStatus> {
+fn pump(child: &mut Child, keep: &mut Keeper, notify: &mut Option<Instant>) -> Option<ExitStatus> {
     let mut pipes: Vec<(u8, Option<File>)> = Vec::new();
     if let Some(p) = child.stdout.take() {
         pipes.push((STDOUT, Some(File::from(OwnedFd::from(p)))));
@@ -74,10 +93,17 @@ fn pump(child: &mut Child, keep: &mut Keeper) -> Option<ExitStatus> {
         if open.is_empty() || drain_until.is_some_and(|t| Instant::now() >= t) {
             break;
         }
-        let wait = match drain_until {
+        if notify.is_some_and(|t| Instant::now() >= t) {
+            notify_now();
+            *notify = None;
+        }
+        let mut wait = match drain_until {
             Some(t) => t.saturating_duration_since(Instant::now()),
             None => WAIT_EVERY,
         };
+        if let Some(t) = *notify {
+            wait = wait.min(t.saturating_duration_since(Instant::now()));
+        }
         let timeout = PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX);
         let ready: Vec<usize> = {
             let mut fds: Vec<PollFd> = open
@@ -135,6 +161,39 @@ fn pump(child: &mut Child, keep: &mut Keeper) -> Option<ExitStatus> {
     status.or_else(|| child.wait().ok())
 }
 
+/// Waits for the service's go: one byte on stdin. False: its end came first (the service
+/// went away, or its record was refused).
+fn go() -> bool {
+    let mut byte = [0u8; 1];
+    loop {
+        match std::io::stdin().read(&mut byte) {
+            Ok(1) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            _ => return false,
+        }
+    }
+}
+
+/// The service never said go: the command did not run, and the exit record says so.
+fn not_started(dir: &Path) -> ExitCode {
+    let record = ExitRecord {
+        exit_code: None,
+        signal: None,
+        ended_at_ms: rho_plumbing::time::now_ms(),
+        stdout_bytes: 0,
+        stderr_bytes: 0,
+        omitted_bytes: 0,
+        error: Some(
+            "not started: the service did not say go (it ended, or refused the record)".into(),
+        ),
+    };
+    let bytes = serde_json::to_vec(&record).unwrap_or_default();
+    match files::write_replace(&files::exit_path(dir), &bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
 fn fail_record(dir: &Path, why: String) -> ExitCode {
     eprintln!("rho core console-guard: {why}");
     let record = ExitRecord {
@@ -167,6 +226,9 @@ pub fn run(args: GuardArgs) -> ExitCode {
         Ok(f) => f,
         Err(e) => return fail_record(&dir, format!("cannot write its output file: {e}")),
     };
+    if args.wait_go && !go() {
+        return not_started(&dir);
+    }
     let spawned = Command::new(&shell)
         .arg("-c")
         .arg(&args.text)
@@ -200,16 +262,11 @@ pub fn run(args: GuardArgs) -> ExitCode {
     if let Err(e) = written {
         eprintln!("rho core console-guard: cannot write guard.json: {e}");
     }
-    if args.notify {
-        // The service waits for this byte instead of looking for guard.json; then let go of it.
-        let mut stdout = std::io::stdout();
-        let _ = stdout.write_all(b"s").and_then(|()| stdout.flush());
-        if let Ok(null) = File::options().write(true).open("/dev/null") {
-            let _ = nix::unistd::dup2_stdout(null.as_fd());
-        }
-    }
+    // The service waits for the notify byte instead of looking for guard.json; it is sent once
+    // the command ended (after exit.json) or START_HOLD passed, whichever comes first.
+    let mut notify = args.notify.then(|| Instant::now() + START_HOLD);
     let mut keep = Keeper::new(out, dir.clone(), args.head, args.tail);
-    let status = pump(&mut child, &mut keep);
+    let status = pump(&mut child, &mut keep, &mut notify);
     if let Err(e) = keep.flush(true) {
         eprintln!("rho core console-guard: writing output failed: {e}");
     }
@@ -225,7 +282,11 @@ pub fn run(args: GuardArgs) -> ExitCode {
             .then(|| "waiting for the command failed".to_string()),
     };
     let bytes = serde_json::to_vec(&record).unwrap_or_default();
-    match files::write_replace(&files::exit_path(&dir), &bytes) {
+    let written = files::write_replace(&files::exit_path(&dir), &bytes);
+    if notify.is_some() {
+        notify_now();
+    }
+    match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rho core console-guard: cannot write exit.json: {e}");

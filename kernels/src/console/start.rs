@@ -1,5 +1,6 @@
 //! Starting a Console guard: this executable re-run as `core console-guard`, detached (the guard
-//! calls `setsid` itself), its own complaints into the record's `guard.log`, its start told on a pipe.
+//! calls `setsid` itself), its own complaints into the record's `guard.log`, told to go on one
+//! pipe and telling its start on another.
 
 use super::files;
 use std::path::Path;
@@ -13,8 +14,10 @@ pub struct Bounds {
 }
 
 /// Spawns the guard of the command whose record folder `dir` exists; the caller reaps the child
-/// (it outlives the caller if the caller dies). The guard writes one byte to its stdout (a pipe
-/// the caller reads) once `guard.json` is written, and closes it at once if it failed.
+/// (it outlives the caller if the caller dies). The guard gets ready and waits for one byte on
+/// its stdin (a pipe: the caller's go, once the command's record is durable; the pipe's end
+/// instead and the command is not run); then it writes one byte to its stdout (a pipe the caller
+/// reads) once `guard.json` is written, and closes it at once if it failed.
 pub fn spawn_guard(
     exe: &Path,
     dir: &Path,
@@ -33,10 +36,11 @@ pub fn spawn_guard(
         .arg("--tail")
         .arg(bounds.tail.to_string())
         .arg("--notify")
+        .arg("--wait-go")
         .arg("--")
         .arg(text)
         .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(log)
         .spawn()

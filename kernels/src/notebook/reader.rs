@@ -234,12 +234,18 @@ impl Shared {
             }
             Message::Inspect { id, answer } => {
                 let mut st = self.lock();
-                if st.inspecting == Some(id) {
+                let ended = st.inspecting == Some(id);
+                if ended {
                     st.inspecting = None;
                     st.reply = Some((id, answer));
                 }
                 drop(st);
                 self.changed.notify_all();
+                // Whoever waits for the session to be free (a cell queued during the reading)
+                // learns it here, also when the reading was given up on before this answer.
+                if ended {
+                    self.send(SessionEvent::ReadingEnded);
+                }
             }
         }
     }

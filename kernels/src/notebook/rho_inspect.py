@@ -283,10 +283,39 @@ def _table(df, code, offset, rows, sort, lim):
     return r
 
 
+def _is_model(x):
+    """A fitted model (decision 0514): statsmodels results (params and model), an estimator in
+    scikit-learn's shape (coef_ and get_params), or a numpy.polynomial series (coef, domain and
+    window: what Polynomial.fit returns). numpy.polyfit's plain array is a vector."""
+    if hasattr(x, "params") and hasattr(x, "model"):
+        return True
+    if hasattr(x, "coef_") and hasattr(x, "get_params"):
+        return True
+    return type(x).__module__.startswith("numpy.polynomial") and all(
+        hasattr(x, a) for a in ("coef", "domain", "window", "convert"))
+
+
+_FIT_NAMES = {"nobs": "nobs", "rsquared": "rSquared", "rsquared_adj": "adjRSquared", "aic": "aic", "bic": "bic"}
+
+
+def _polynomial(x):
+    kind = type(x).__name__
+    # In the data's own units (Polynomial.fit works in a scaled window).
+    coef = [float(c) for c in x.convert().coef]
+    term = (lambda i: "x^%d" % i) if kind == "Polynomial" else (lambda i: "%s[%d]" % (kind, i))
+    coefs = [{"term": term(i), "estimate": c} for i, c in enumerate(coef)]
+    return {"kind": "model", "size": {"coefficients": len(coefs)},
+            "facts": {"type": kind, "domain": [float(d) for d in x.domain]},
+            "fit": {"degree": len(coef) - 1}, "coefficients": coefs, "total": len(coefs)}
+
+
 def _model(x, code):
+    if type(x).__module__.startswith("numpy.polynomial"):
+        return _polynomial(x)
     if hasattr(x, "params") and hasattr(x, "model"):
         params = x.params
-        names = [str(k) for k in getattr(params, "index", range(len(params)))]
+        labels = getattr(params, "index", None)  # a pandas Series' labels; a list's .index is a method
+        names = [str(k) for k in (labels if labels is not None and not callable(labels) else range(len(params)))]
         coefs = []
         for i, term in enumerate(names):
             row = {"term": term, "estimate": float(params.iloc[i] if hasattr(params, "iloc") else params[i])}
@@ -295,7 +324,7 @@ def _model(x, code):
                 if v is not None:
                     row[key] = float(v.iloc[i] if hasattr(v, "iloc") else v[i])
             coefs.append(row)
-        fit = {k: float(getattr(x, k)) for k in ("nobs", "rsquared", "rsquared_adj", "aic", "bic")
+        fit = {name: float(getattr(x, k)) for k, name in _FIT_NAMES.items()
                if isinstance(getattr(x, k, None), (int, float))}
     else:
         coef = [float(c) for c in getattr(x.coef_, "ravel", lambda: x.coef_)()]
@@ -360,7 +389,7 @@ def _list(x, code, offset, lim):
 def page(x, code, offset, rows, sort, lim):
     if _is_frame(x):
         return _table(x, code, offset, rows, sort, lim)
-    if (hasattr(x, "params") and hasattr(x, "model")) or (hasattr(x, "coef_") and hasattr(x, "get_params")):
+    if _is_model(x):
         return _model(x, code)
     if isinstance(x, (types.FunctionType, types.MethodType, types.LambdaType)):
         try:

@@ -15,6 +15,13 @@ local({
   # Frames go to stdout through a connection of their own, so a cell's sink() or capture.output()
   # never takes them.
   frames <- file("/dev/stdout", open = "w")
+  # What a cell prints goes to stdout as it is printed: R's own console stdout is block-buffered
+  # on a pipe (a cell's cat() before a Sys.sleep() would arrive only with its end). A fifo
+  # connection on the same pipe writes at once; it is the bottom sink, under any of the cell's own.
+  printed <- tryCatch(fifo("/dev/stdout", open = "w"), error = function(e) NULL, warning = function(w) NULL)
+  ensure_printed_sink <- function() {
+    if (!is.null(printed) && sink.number() == 0) sink(printed)
+  }
   answered <- FALSE
   emit <- function(x) {
     if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
@@ -106,35 +113,79 @@ local({
     if (!is.null(r)) return(r)
     vapply(vals, function(x) tryCatch(f(x), error = function(e) fallback), "", USE.NAMES = FALSE)
   }
+  # Plain vectors (numbers, strings, logicals: no class, no dim; what a cell defining many values
+  # mostly makes) are described all at once, each exactly as size_of() and one_line() would.
+  plain_class <- c(double = "numeric", integer = "integer", logical = "logical", character = "character")
+  plain_lines <- function(fv) {
+    n <- lengths(fv)
+    k <- pmin(n, 6L)
+    flat <- unlist(lapply(fv, function(x) x[seq_len(min(6L, length(x)))]), use.names = FALSE)
+    txt <- if (is.numeric(flat)) as.character(signif(flat, 4)) else as.character(flat)
+    txt[is.na(txt)] <- "NA"
+    # Column j holds each value's j-th shown element; pasted column by column where it exists.
+    at <- cumsum(c(0L, k[-length(k)]))
+    lines <- character(length(fv))
+    has <- k >= 1L
+    lines[has] <- txt[at[has] + 1L]
+    for (j in 2:6) {
+      has <- k >= j
+      if (any(has)) lines[has] <- paste(lines[has], txt[at[has] + j])
+    }
+    lines[n > 6L] <- paste0(lines[n > 6L], " ...")
+    long <- nchar(lines, type = "chars") > 100
+    lines[long] <- paste0(substr(lines[long], 1, 99), "\u2026")
+    lines
+  }
+  describe <- function(fv) {
+    types <- vapply(fv, typeof, "", USE.NAMES = FALSE)
+    plain <- types %in% names(plain_class) & !vapply(fv, is.object, NA, USE.NAMES = FALSE) &
+      lengths(lapply(fv, dim)) == 0L
+    out <- list(type = character(length(fv)), size = character(length(fv)), line = character(length(fv)))
+    # One type per call, so numbers are never formatted as strings.
+    for (t in names(plain_class)) {
+      k <- which(plain & types == t)
+      if (length(k)) {
+        out$type[k] <- plain_class[[t]]
+        out$size[k] <- as.character(lengths(fv[k]))
+        out$line[k] <- tryCatch(plain_lines(fv[k]), error = function(e) safely(fv[k], one_line, ""))
+      }
+    }
+    other <- which(!plain)
+    if (length(other)) {
+      out$type[other] <- safely(fv[other], function(x) class(x)[1L], "?")
+      out$size[other] <- safely(fv[other], size_of, "?")
+      out$line[other] <- safely(fv[other], one_line, "")
+    }
+    out
+  }
   # Columnar (one JSON array per field): jsonlite writes a character vector fast. A value that is
   # the same object as after the previous cell keeps its description (only changed ones cost).
-  prev_desc <- list()
+  prev_desc <- list(type = character(0), size = character(0), line = character(0))
   variables <- function() {
     env <- globalenv()
     nms <- ls(env)
     vals <- mget(nms, envir = env)
     pn <- names(prev_vals)
-    same <- vapply(nms, function(n) identical(prev_vals[[n]], vals[[n]]), logical(1), USE.NAMES = FALSE) & nms %in% pn
+    known <- which(nms %in% pn)
+    same <- logical(length(nms))
+    pv <- prev_vals[nms[known]]
+    same[known] <- vapply(seq_along(known), function(j) identical(pv[[j]], vals[[known[j]]]), NA)
     defined <- nms[!same]
     shown <- seq_len(min(length(nms), lim$maxVariables))
     omitted <- length(nms) - length(shown)
     cut <- omitted > 0
     removed <- if (cut || prev_cut) NULL else I(as.character(setdiff(pn, nms)))
-    need <- !same[shown] | !(nms[shown] %in% names(prev_desc))
+    need <- !same[shown] | !(nms[shown] %in% names(prev_desc$type))
     fresh <- shown[need]
-    desc <- prev_desc[nms[shown]]
+    dt <- prev_desc$type[nms[shown]]; ds <- prev_desc$size[nms[shown]]; dl <- prev_desc$line[nms[shown]]
     if (length(fresh)) {
-      fv <- vals[fresh]
-      new <- mapply(function(t, z, m) c(t, z, m), safely(fv, function(x) class(x)[1L], "?"),
-                    safely(fv, size_of, "?"), safely(fv, one_line, ""), SIMPLIFY = FALSE, USE.NAMES = FALSE)
-      desc[need] <- new
+      d <- describe(vals[fresh])
+      dt[need] <- d$type; ds[need] <- d$size; dl[need] <- d$line
     }
-    names(desc) <- nms[shown]
-    prev_vals <<- vals; prev_cut <<- cut; prev_desc <<- desc
+    names(dt) <- nms[shown]; names(ds) <- nms[shown]; names(dl) <- nms[shown]
+    prev_vals <<- vals; prev_cut <<- cut; prev_desc <<- list(type = dt, size = ds, line = dl)
     list(variables = list(names = I(as.character(nms[shown])),
-                          types = I(vapply(desc, `[[`, "", 1L, USE.NAMES = FALSE)),
-                          sizes = I(vapply(desc, `[[`, "", 2L, USE.NAMES = FALSE)),
-                          summaries = I(vapply(desc, `[[`, "", 3L, USE.NAMES = FALSE)),
+                          types = I(unname(dt)), sizes = I(unname(ds)), summaries = I(unname(dl)),
                           omitted = omitted),
          defined = I(defined), removed = removed)
   }
@@ -148,6 +199,7 @@ local({
   }
   run_cell <- function(cell, code) {
     cur_cell <<- cell; cell_plots <<- 0L
+    ensure_printed_sink()
     exprs <- tryCatch(parse(text = code, keep.source = FALSE), error = function(e) e)
     outcome <- if (inherits(exprs, "error")) {
       out("error", paste0("Error: ", conditionMessage(exprs), "\n")); "error"

@@ -193,6 +193,9 @@ pub enum SessionEvent {
         /// Names the cell removed; `None` when either listing was cut.
         removed: Option<Vec<String>>,
     },
+    /// The runner answered a reading, also one given up on (past `inspectGiveUpMs`): the
+    /// session is free for the next cell again.
+    ReadingEnded,
     /// The process ended (crash, stop, kill); the last printed text of both streams.
     Exited {
         status: String,

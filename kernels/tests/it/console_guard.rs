@@ -118,3 +118,83 @@ fn under_load_each_stream_keeps_all_its_bytes_in_order_on_its_own_tag() {
     assert_eq!(out, want('o'));
     assert_eq!(err, want('e'));
 }
+
+/// The guard as the service starts it: `--notify --wait-go`, stdin and stdout piped.
+fn waiting_guard(dir: &std::path::Path, text: &str) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_rho-core"))
+        .args(["core", "console-guard", "--record"])
+        .arg(dir)
+        .arg("--cwd")
+        .arg(dir)
+        .args([
+            "--head",
+            "4096",
+            "--tail",
+            "64",
+            "--notify",
+            "--wait-go",
+            "--",
+        ])
+        .arg(text)
+        .env("SHELL", "/bin/sh")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn notified(child: &mut std::process::Child) -> bool {
+    use std::io::Read;
+    let mut b = [0u8; 1];
+    child.stdout.as_mut().unwrap().read(&mut b).unwrap_or(0) == 1
+}
+
+#[test]
+fn a_guard_never_told_to_go_runs_nothing_and_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let mut child = waiting_guard(d.path(), "touch ran");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    assert!(!d.path().join("ran").exists());
+    assert!(files::read_guard(d.path()).is_none());
+    let exit = files::read_exit(d.path()).unwrap();
+    assert_eq!((exit.exit_code, exit.signal), (None, None));
+    assert!(exit.error.unwrap().contains("not started"));
+}
+
+#[test]
+fn after_go_a_quick_command_is_told_with_its_end_and_a_long_one_at_once() {
+    use std::io::Write;
+    // A command that ends at once: its start is told after its exit record is written (one
+    // journal write for both in the service). A loaded machine may miss the few ms: one try in
+    // five is enough to show it.
+    let merged = (0..5).any(|_| {
+        let d = tempfile::tempdir().unwrap();
+        let mut child = waiting_guard(d.path(), "exit 3");
+        child.stdin.take().unwrap().write_all(b"g").unwrap();
+        assert!(notified(&mut child));
+        let told_with_end = files::read_exit(d.path()).is_some();
+        assert!(child.wait().unwrap().success());
+        assert_eq!(files::read_exit(d.path()).unwrap().exit_code, Some(3));
+        told_with_end
+    });
+    assert!(merged, "no start was told with its end");
+    // A long command: its start is told within the hold, long before its end.
+    let d = tempfile::tempdir().unwrap();
+    let mut child = waiting_guard(d.path(), "sleep 3");
+    child.stdin.take().unwrap().write_all(b"g").unwrap();
+    let t = std::time::Instant::now();
+    assert!(notified(&mut child));
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(files::read_guard(d.path()).is_some() && files::read_exit(d.path()).is_none());
+    let g = files::read_guard(d.path()).unwrap();
+    let _ = nix::sys::signal::killpg(
+        nix::unistd::Pid::from_raw(g.pid),
+        nix::sys::signal::Signal::SIGKILL,
+    );
+    let _ = child.wait();
+}

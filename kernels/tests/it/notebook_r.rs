@@ -175,3 +175,41 @@ fn a_sink_or_capture_output_in_a_cell_keeps_the_answers() {
     assert_eq!(c.output()[0].0, Stream::Warning);
     assert_eq!(c.output()[1], (Stream::Stdout, "[1] 2\n".to_string()));
 }
+
+#[test]
+fn many_kinds_of_values_are_described_by_type_size_and_one_line() {
+    let mut s = Live::start(Language::R);
+    let c = s.run(concat!(
+        "a <- c(1.23456, NA, 3)\nb <- 1:10\nch <- c('x', NA, '')\nl <- c(TRUE, FALSE)\n",
+        "m <- matrix(1:4, 2)\ne <- numeric(0)\nlong <- strrep('y', 150)\nf <- factor(c('u', 'v'))\n",
+        "n <- c(p = 1, q = 2)"
+    ));
+    let d: Vec<(&str, &str, &str, &str)> = c
+        .variables
+        .list
+        .iter()
+        .map(|v| {
+            (
+                v.name.as_str(),
+                v.type_name.as_str(),
+                v.size.as_str(),
+                v.summary.as_str(),
+            )
+        })
+        .collect();
+    let long = format!("{}\u{2026}", "y".repeat(99));
+    assert_eq!(
+        d,
+        vec![
+            ("a", "numeric", "3", "1.235 NA 3"),
+            ("b", "integer", "10", "1 2 3 4 5 6 ..."),
+            ("ch", "character", "3", "x NA "),
+            ("e", "numeric", "0", ""),
+            ("f", "factor", "2", "u v"),
+            ("l", "logical", "2", "TRUE FALSE"),
+            ("long", "character", "1", long.as_str()),
+            ("m", "matrix", "2 x 2", "1 2 3 4"),
+            ("n", "numeric", "2", "1 2"),
+        ]
+    );
+}

@@ -189,7 +189,9 @@ impl Adapter {
     fn answer(&self, operation: &str, who: &Value, env: Value, max: u64) -> Result<Value, Refusal> {
         if env.get("ok").and_then(Value::as_bool) != Some(true) {
             let r = Refusal::from_error(env.get("error").unwrap_or(&Value::Null));
-            if r.code == "stale" {
+            // Only the contract precondition's `stale` (it names the current contract) drops the
+            // cached contract; an edit's `stale` for an older expectedVersion leaves it.
+            if r.code == "stale" && r.details.get("currentHash").is_some() {
                 let mut k = lock(&self.store.knowledge);
                 k.supersede_contract(operation);
                 self.store.save_knowledge(&k);

@@ -1,5 +1,6 @@
-//! Argument suggestions (`completion/complete`): only for servers declaring completions,
-//! one request in flight per server, answers reused, failures and late replies are empty.
+//! Argument suggestions (`completion/complete`) for prompt arguments and resource template
+//! placeholders: only for servers declaring completions, one request in flight per server,
+//! answers reused, failures and late replies are empty.
 
 use std::sync::PoisonError;
 use std::time::Duration;
@@ -24,6 +25,47 @@ impl McpRuntime {
         value: &str,
         others: &[(String, String)],
     ) -> Vec<String> {
+        self.complete(
+            server,
+            Reference::for_prompt(prompt),
+            prompt.to_owned(),
+            argument,
+            value,
+            others,
+        )
+        .await
+    }
+
+    /// Suggestions for the `{argument}` placeholder of resource template `uri_template` on
+    /// `server` (the `@` palette). Never errors, like prompt arguments.
+    pub async fn complete_resource_argument(
+        &self,
+        server: &str,
+        uri_template: &str,
+        argument: &str,
+        value: &str,
+        others: &[(String, String)],
+    ) -> Vec<String> {
+        self.complete(
+            server,
+            Reference::for_resource(uri_template),
+            format!("resource:{uri_template}"),
+            argument,
+            value,
+            others,
+        )
+        .await
+    }
+
+    async fn complete(
+        &self,
+        server: &str,
+        reference: Reference,
+        cache_name: String,
+        argument: &str,
+        value: &str,
+        others: &[(String, String)],
+    ) -> Vec<String> {
         let Some(live) = self.server(server) else {
             return Vec::new();
         };
@@ -32,12 +74,7 @@ impl McpRuntime {
         }
         let mut ctx_args = others.to_vec();
         ctx_args.sort();
-        let key: Key = (
-            prompt.into(),
-            argument.into(),
-            value.into(),
-            ctx_args.clone(),
-        );
+        let key: Key = (cache_name, argument.into(), value.into(), ctx_args.clone());
         let c = &live.completer;
         if let Some(hit) = c
             .cache
@@ -51,10 +88,7 @@ impl McpRuntime {
             // One request at a time: the keystroke that finds one running gets nothing now.
             return Vec::new();
         };
-        let mut params = CompleteRequestParams::new(
-            Reference::for_prompt(prompt),
-            ArgumentInfo::new(argument, value),
-        );
+        let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
         if !ctx_args.is_empty() {
             let mut context = CompletionContext::new();
             context.arguments = Some(ctx_args.into_iter().collect());

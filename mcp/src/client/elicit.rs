@@ -202,7 +202,7 @@ pub async fn elicit(
             None => Outcome::Decline,
         },
         Answer::Dismissed => Outcome::Cancel,
-        Answer::Unavailable => Outcome::Decline,
+        Answer::Declined | Answer::Unavailable => Outcome::Decline,
     }
 }
 

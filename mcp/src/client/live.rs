@@ -64,6 +64,9 @@ pub struct LiveServer {
     pub state: Mutex<LiveState>,
     /// Set once shutdown begins (late list refreshes are then expected to fail quietly).
     pub closing: std::sync::atomic::AtomicBool,
+    /// Bumped after each successful re-listing (shared by the runtime's servers), so a panel
+    /// re-reads tools, prompts and resources when they change instead of polling.
+    pub lists_changed: std::sync::Arc<tokio::sync::watch::Sender<u64>>,
     /// Bound on re-listing after a list change (the start budget); past it the session is
     /// closed, bounded, rather than left to Drop.
     pub refresh_budget: Duration,

@@ -72,6 +72,8 @@ pub enum AnswerValue {
 pub enum Answer {
     /// Filled in and submitted.
     Submitted(BTreeMap<String, AnswerValue>),
+    /// Declined to answer (the server carries on without the information).
+    Declined,
     /// Dismissed the form (cancel; ends the turn).
     Dismissed,
     /// Could not be asked.

@@ -33,7 +33,10 @@ pub(crate) async fn watch_lists(server: Weak<LiveServer>, mut rx: ListRx) {
             return;
         }
         let reason = match result {
-            Ok(Ok(())) => continue,
+            Ok(Ok(())) => {
+                live.lists_changed.send_modify(|n| *n += 1);
+                continue;
+            }
             Ok(Err(e)) => format!("re-listing {what} after a list change failed: {e}"),
             Err(_) => format!(
                 "re-listing {what} after a list change did not finish within {}s",

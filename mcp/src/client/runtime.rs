@@ -66,6 +66,7 @@ pub struct McpRuntime {
     registry: Registry,
     opts: StartOptions,
     max_output_bytes: usize,
+    lists_changed: Arc<tokio::sync::watch::Sender<u64>>,
 }
 
 impl McpRuntime {
@@ -76,6 +77,7 @@ impl McpRuntime {
         if enabled.is_empty() {
             return None;
         }
+        let lists_changed = Arc::new(tokio::sync::watch::Sender::new(0));
         let mut tasks = tokio::task::JoinSet::new();
         for (idx, cfg) in enabled.into_iter().enumerate() {
             let copts = opts.connect.clone();
@@ -94,7 +96,13 @@ impl McpRuntime {
         let slots: Vec<Slot> = results
             .into_iter()
             .map(|(_, cfg, result)| match result {
-                Ok(session) => Slot::Live(live_server(cfg, session, opts.ping_interval, opts.connect.startup_budget)),
+                Ok(session) => Slot::Live(live_server(
+                    cfg,
+                    session,
+                    opts.ping_interval,
+                    opts.connect.startup_budget,
+                    Arc::clone(&lists_changed),
+                )),
                 Err(e) => {
                     tracing::warn!(target: "rho::mcp", server = %cfg.id, error = %e, "MCP server disabled for this session");
                     Slot::Failed {
@@ -124,7 +132,13 @@ impl McpRuntime {
             registry,
             opts,
             max_output_bytes: config.max_output_bytes,
+            lists_changed,
         })
+    }
+
+    /// A receiver that changes after any server's tools, prompts or resources were re-listed.
+    pub fn lists_changed(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.lists_changed.subscribe()
     }
 
     /// Every enabled server's slot, in config order.
@@ -171,7 +185,9 @@ impl McpRuntime {
             let Some(live) = self.live(r.server) else {
                 continue;
             };
-            let state = live.snapshot();
+            // Read under the lock: this runs for every model request, and a snapshot would
+            // clone the server's prompts and resources too.
+            let state = live.state.lock().unwrap_or_else(PoisonError::into_inner);
             let spec = match state.tools.iter().find(|t| t.name == r.tool) {
                 Some(t) => ToolSpec {
                     name: exported.clone(),
@@ -245,6 +261,7 @@ fn live_server(
     mut session: Session,
     ping: Duration,
     refresh_budget: Duration,
+    lists_changed: Arc<tokio::sync::watch::Sender<u64>>,
 ) -> Arc<LiveServer> {
     let state = LiveState {
         tools: std::mem::take(&mut session.tools),
@@ -274,6 +291,7 @@ fn live_server(
         state: Mutex::new(state),
         closing: std::sync::atomic::AtomicBool::new(false),
         refresh_budget,
+        lists_changed,
         session: tokio::sync::Mutex::new(Some(session)),
     });
     spawn_watchers(&live, list_rx, live_list_tx, listen);

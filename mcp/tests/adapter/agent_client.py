@@ -314,8 +314,53 @@ async def managed(c, conn, argv):
     return {"execution": seen["execution"], "exitCode": seen["exit"]["exitCode"], "conflict": err["message"]}
 
 
+async def version_stale(c, conn, argv):
+    """An edit refused `stale` for an older expectedVersion keeps the cached contract: the next
+    call needs no rho_resolve (only the contract precondition's stale, which names the current
+    contract, drops it)."""
+    await resolve_all(c, ["document.open", "document.edit"])
+    doc = (await call(c, "document.open", {"path": argv[0]}))["value"]
+    edit = lambda version, change, text: {"documentId": doc["id"], "expectedVersion": version, "changeId": change,
+                                          "edits": [{"start": 0, "end": 0, "text": text}]}
+    first = (await call(c, "document.edit", edit(doc["version"], "vs-1", "a")))["value"]
+    err = await refused(c, "rho_call", {"operation": "document.edit", "input": edit(doc["version"], "vs-2", "b")}, "stale")
+    assert "currentHash" not in err["details"], err
+    again = (await call(c, "document.edit", edit(first["version"], "vs-3", "c")))["value"]
+    return {"stale": err["details"], "version": again["version"]}
+
+
+async def relay(c, conn, argv):
+    """Another program's Agent: resolves the operations named in argv[0] (comma separated), prints
+    `READY`, then for each stdin line `{"id", "operation", "input"}` makes one rho_call and prints
+    `{"id", "ok", "value"|"error"}` (a retained reply is read back whole). Ends at EOF. Used by the
+    browser end-to-end suites (ui/tests/support/mcpAgent.mjs) so their Agent goes through
+    `rho --mcp FILE` like a real one."""
+    await resolve_all(c, argv[0].split(","))
+    print("READY", flush=True)
+    calls = 0
+    while True:
+        line = await wait_line()
+        if not line:
+            break
+        req = json.loads(line)
+        is_error, body = await tool(c, "rho_call", {"operation": req["operation"], "input": req["input"], "maxBytes": 65536})
+        if not is_error and "retained" in body:
+            ref = body["retained"]["ref"]
+            value = (await ok(c, "rho_read", {"ref": ref}))["value"]
+            await ok(c, "rho_read", {"ref": ref, "release": True})
+            body = {"ok": True, "value": value}
+        out = {"id": req["id"], "ok": not is_error}
+        if is_error:
+            out["error"] = body["error"]
+        else:
+            out["value"] = body["value"]
+        print(json.dumps(out), flush=True)
+        calls += 1
+    return {"calls": calls}
+
+
 SCENARIOS = {
-    "managed": managed,
+    "managed": managed, "relay": relay, "version_stale": version_stale,
     "walkthrough": walkthrough, "knowledge": knowledge, "restart_keeps": restart_keeps, "refetch": refetch,
     "outside": outside, "revoked": revoked, "changed_contract": changed_contract, "edits": edits, "offline": offline, "retention": retention, "too_large": too_large, "evicted": evicted,
 }

@@ -114,6 +114,16 @@ if [ "$ran" != "$pinned_req" ]; then
 fi
 for f in $(comm -23 <(echo "$pinned_req") <(echo "$passing")); do
   echo "conformance 0.2.0-alpha.12 --requirements 2026-07-28: $f FAILED"
+  # What the scenario's server saw and what Rho said, so a failure can be read from the log.
+  for d in "$OUT/req/${f//\//_}"-* "$OUT/req/$f"-*; do
+    [ -d "$d" ] || continue
+    echo "-- $d: rho's stderr"; tail -n 20 "$d/stderr.txt" 2>/dev/null || true
+    echo "-- $d: checks that did not succeed"
+    python3 -c 'import json,sys
+for c in json.load(open(sys.argv[1])):
+    if c.get("status") in ("FAILURE", "WARNING"):
+        print(c["status"], c["id"], json.dumps(c.get("details"))[:300], c.get("errorMessage") or "")' "$d/checks.json" 2>/dev/null || true
+  done
   status=1
 done
 grep -q '^Total: [0-9]* passed, 0 failed' <<< "$summary" || status=1

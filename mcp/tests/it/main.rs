@@ -4,6 +4,10 @@
 // Test code: an unwrap or expect that fails is a failing test (clippy.toml cannot see helpers here).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agent_model;
+mod agent_support;
+mod agent_surfaces;
+mod agent_tools;
 mod bounded_close;
 mod cli_offline;
 mod contracts;

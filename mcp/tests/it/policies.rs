@@ -28,7 +28,7 @@ pub(crate) struct ScriptedPerson {
     pub(crate) seen: Arc<Mutex<Seen>>,
 }
 
-fn fill(q: &Question) -> Answer {
+pub(crate) fn fill(q: &Question) -> Answer {
     let mut out = std::collections::BTreeMap::new();
     for f in &q.fields {
         let v = match (&f.default, &f.kind) {

@@ -1,6 +1,6 @@
 //! The browser app (issue 14): `rho` serves the committed bundle with its headers, `/status` says who a tab is,
-//! and the app works end to end in Debian's Chromium (typing, a live Agent edit, shared undo, save and its
-//! conflict, axe, 390 px, the access screen).
+//! and the app works end to end in Debian's Chromium (typing, an IME composition, a live Agent edit, shared undo,
+//! save and its conflict, axe, 390 px, the access screen).
 
 use crate::support::{browser, http_raw, Env};
 use serde_json::Value;
@@ -105,6 +105,12 @@ fn the_app_in_chromium_types_shows_a_live_agent_edit_and_passes_axe() {
         &[("RHO_FILE", "analysis.R")],
     );
     assert_eq!(facts["facts"]["axe_1600"], 0);
+    // The IME composition sent nothing while it was open, then the composed text once.
+    assert_eq!(facts["facts"]["ime_sent_while_composing"], 0);
+    assert_eq!(
+        facts["facts"]["ime_edits"],
+        serde_json::json!(["\u{65E5}\u{672C}"])
+    );
     assert_eq!(facts["facts"]["axe_390"], 0);
     assert!(artifacts.join("app-390x844.png").exists());
     // What the person typed and the Agent wrote are both in the buffer, the emoji and CRLF intact.
@@ -124,7 +130,9 @@ fn the_app_in_chromium_types_shows_a_live_agent_edit_and_passes_axe() {
     assert!(text.starts_with("# Fits"), "{text}");
     assert!(text.contains("\r\nfit <- lm"), "{text}");
     assert!(
-        text.ends_with("\n# typed by the person \u{1F600}\n# after the outside change"),
+        text.ends_with(
+            "\n# typed by the person \u{1F600} \u{65E5}\u{672C}\n# after the outside change"
+        ),
         "{text}"
     );
     let disk = std::fs::read_to_string(env.dir.join("analysis.R")).unwrap();

@@ -1,8 +1,9 @@
-//! The browser app live (issue 14): two tabs and an Agent with a real grant edit one buffer and converge,
+//! The browser app live (issue 14): two tabs and an Agent (a real MCP client through `rho --mcp FILE` with a
+//! real grant) edit one buffer and converge, an Agent edit shows in an open tab within 50 ms (p50),
 //! history shows and restores the Agent's version, a restart mid-typing loses nothing, a paired tab sees
 //! only its folder, another origin can neither read nor write, and the project view's first render budget.
 
-use crate::support::{browser, Env};
+use crate::support::{browser, mcp, Env};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -14,8 +15,8 @@ fn two_tabs_and_an_agent_converge_across_a_restart_with_history_pairing_and_orig
     let (node, ui) = browser::tools();
     let mut env = Env::start(&[], None, "p");
     std::fs::write(env.dir.join("analysis.R"), SCRIPT).unwrap();
-    let (code, _, stderr) = env.grant_cli(&["--project-id", &env.project]);
-    assert_eq!(code, 0, "{stderr}");
+    // The Agent's real grant: its connection file is what `rho --mcp FILE` (the Agent's MCP server) reads.
+    let (grant, _) = mcp::grant_file(&env, "claude-code");
     let token = env.token("claude-code");
     let (status, other) = env
         .service
@@ -36,7 +37,10 @@ fn two_tabs_and_an_agent_converge_across_a_restart_with_history_pairing_and_orig
         .env("PATH", path)
         .env("RHO_URL", format!("http://127.0.0.1:{port}"))
         .env("RHO_PROJECT_ID", &env.project)
-        .env("RHO_AGENT_TOKEN", &token)
+        .env("RHO_MCP_PYTHON", mcp::python())
+        .env("RHO_MCP_CLIENT", mcp::script())
+        .env("RHO_BIN", env!("CARGO_BIN_EXE_rho"))
+        .env("RHO_MCP_FILE", &grant)
         .env("RHO_FILE", "analysis.R")
         .env("RHO_PAIR_LINK", &link)
         .env("RHO_PAIR_FOLDER", &folder)
@@ -81,6 +85,10 @@ fn two_tabs_and_an_agent_converge_across_a_restart_with_history_pairing_and_orig
     assert_eq!(facts["facts"]["axe_history_1600"], 0);
     assert_eq!(facts["facts"]["axe_history_390"], 0);
     assert!(facts["facts"]["first_render_median_ms"].as_u64().unwrap() < 500);
+    // An Agent edit through `rho --mcp` is visible in the open tab within 50 ms of its send (p50).
+    let visible = &facts["facts"]["agent_visible"];
+    assert!(visible["samples"].as_u64().unwrap() >= 10, "{visible}");
+    assert!(visible["send_p50"].as_f64().unwrap() < 50.0, "{visible}");
     assert!(artifacts.join("history-390x844.png").exists());
     // The buffer after everything: every typed piece and the Agent's lines, as the service holds it.
     let (_, opened) = env.agent_call(

@@ -1,5 +1,7 @@
-//! The work panels in Chromium (issue 14): a run from the editor's buffer with its live log and an export, a PDF
-//! rectangle drawn and read back with `context.read`, a grant shown then revoked; axe at 1600 and 390.
+//! The work panels in Chromium (issue 14): a run from the editor's buffer with its live log and an export, a
+//! second run cancelled and retried (nothing runs again), the requirements check; a PDF rectangle drawn and
+//! PNG, JPEG and SVG rectangles typed, each read back with `context.read`; a grant shown then revoked; axe at
+//! 1600 and 390.
 
 use crate::support::{browser, Env};
 use serde_json::json;
@@ -8,7 +10,7 @@ use serde_json::json;
 const SCRIPT: &str = "for (i in 1:6) {\n  cat(\"line\", i, \"\\n\")\n  flush(stdout())\n  Sys.sleep(0.5)\n}\nmessage(\"to stderr\")\n";
 
 /// A two-page PDF (612 x 792 pt, then 792 x 612 pt) with a filled box on each page, xref exact.
-fn pdf() -> Vec<u8> {
+pub(crate) fn pdf() -> Vec<u8> {
     let box1 = "0.8 0.2 0.2 rg 100 500 200 150 re f\n";
     let box2 = "0.2 0.4 0.8 rg 300 200 250 120 re f\n";
     let objects = [
@@ -74,6 +76,27 @@ fn the_work_panels_run_a_buffer_draw_a_pdf_rectangle_and_revoke_a_grant() {
         }
     }
     assert!(artifacts.join("runs-390x844.png").exists());
+    for name in [
+        "axe_media_png_1600",
+        "axe_media_jpeg_1600",
+        "axe_media_svg_1600",
+        "axe_runs_cancelled_1600",
+    ] {
+        assert_eq!(facts["facts"][name], 0, "{name}");
+    }
+    // The second run was cancelled by the person at this machine; the retry ran nothing again.
+    assert_eq!(
+        facts["facts"]["cancelled"]["stop"]["requestedBy"], "local",
+        "{}",
+        facts["facts"]
+    );
+    assert_eq!(
+        env.ok("action.list", json!({}))["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 
     // The rectangle the person drew is a context anyone with the project reads back, in PDF points.
     let id = facts["facts"]["contextId"].as_str().unwrap();

@@ -3,6 +3,12 @@
 //! recorded in the project's activity. Real CLIs on the scripted model endpoint; run serially
 //! (`scripts/test`).
 
+mod cli;
+mod context;
+mod decide;
+mod edits;
+mod limits;
+mod resume;
 mod service;
 
 use crate::support::agents::runtimes_or_skip;
@@ -25,7 +31,7 @@ fn calls_rho_index(test: &str, backend: Backend, session: &str) {
     let server = json!({"name": "rho", "command": granted["mcp"]["command"], "args": granted["mcp"]["args"], "env": []});
     let mock = MockModel::start(env.work.path()).unwrap();
     let cli = match backend {
-        Backend::ClaudeAgentAcp => Cli::Claude,
+        Backend::ClaudeAgentAcp | Backend::ClaudeCli => Cli::Claude,
         Backend::CodexAcp => Cli::Codex,
     };
     let vars = cli_env(cli, &mock, env.work.path(), &runtimes.node, 2).unwrap();

@@ -232,6 +232,7 @@ fn stop_cancels_a_pending_permission_and_a_streaming_answer() {
         !text(&m).contains(&format!("word{}", script::SLOW_WORDS)),
         "{m}"
     );
+    assert!(text(&m).starts_with("word1 "), "what streamed is kept: {m}");
 }
 
 #[test]

@@ -49,6 +49,23 @@ pub fn run_e2e(
     artifacts: &Path,
     extra: &[(&str, &str)],
 ) -> Value {
+    let url = format!("http://127.0.0.1:{}", env.service.port());
+    let dir = env.dir.display().to_string();
+    let shots = artifacts.display().to_string();
+    let mut vars = vec![
+        ("RHO_URL", url.as_str()),
+        ("RHO_PROJECT_ID", env.project.as_str()),
+        ("RHO_AGENT_TOKEN", token),
+        ("RHO_PROJECT_DIR", dir.as_str()),
+        ("RHO_ARTIFACTS", shots.as_str()),
+    ];
+    vars.extend_from_slice(extra);
+    run_script(script, &vars)
+}
+
+/// Runs `ui/tests/<script>` with the pinned Node and exactly `vars` added to the environment;
+/// asserts it succeeded and answers its last line (`{ok, failures, facts}`).
+pub fn run_script(script: &str, vars: &[(&str, &str)]) -> Value {
     let (node, ui) = tools();
     let path = format!(
         "{}:{}",
@@ -58,22 +75,18 @@ pub fn run_e2e(
     let mut cmd = Command::new(node.join("node"));
     cmd.arg(ui.join("tests").join(script))
         .current_dir(&ui)
-        .env("PATH", path)
-        .env(
-            "RHO_URL",
-            format!("http://127.0.0.1:{}", env.service.port()),
-        )
-        .env("RHO_PROJECT_ID", &env.project)
-        .env("RHO_AGENT_TOKEN", token)
-        .env("RHO_PROJECT_DIR", &env.dir)
-        .env("RHO_ARTIFACTS", artifacts);
-    for (k, v) in extra {
+        .env("PATH", path);
+    for (k, v) in vars {
         cmd.env(k, v);
     }
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!("{script}: {stdout}\nscreenshots in {}", artifacts.display());
+    let shots = vars
+        .iter()
+        .find(|(k, _)| *k == "RHO_ARTIFACTS")
+        .map_or("", |(_, v)| v);
+    eprintln!("{script}: {stdout}\nscreenshots in {shots}");
     assert!(out.status.success(), "{script} failed: {stdout}\n{stderr}");
     let facts: Value = serde_json::from_str(stdout.trim().lines().last().unwrap()).unwrap();
     assert_eq!(facts["ok"], true);

@@ -14,12 +14,26 @@ pub struct ConvEnv {
     pub mock: MockModel,
     /// The service's environment (for a restart).
     pub vars: Vec<(String, String)>,
+    /// The CLIs' HOME (Claude Code keeps its sessions under `.claude/projects/` there).
+    pub home: std::path::PathBuf,
+    /// The service's arguments (for a restart).
+    pub args: Vec<String>,
     _dir: tempfile::TempDir,
 }
 
 /// Starts the service for `test` with both CLIs pointed at a fresh scripted model, or `None`
 /// (after printing `SKIP`) when a runtime is missing and `RHO_REQUIRE_AGENTS` is unset.
 pub fn conv_env(test: &str, retries: u32) -> Option<ConvEnv> {
+    conv_env_with(test, retries, None, &[])
+}
+
+/// [`conv_env`] with a `--limits` file and more arguments.
+pub fn conv_env_with(
+    test: &str,
+    retries: u32,
+    limits: Option<Value>,
+    args: &[&str],
+) -> Option<ConvEnv> {
     let i = installed();
     let entry = |p: &str| {
         i.adapters
@@ -62,11 +76,18 @@ pub fn conv_env(test: &str, retries: u32) -> Option<ConvEnv> {
         ("RHO_CODEX".to_string(), d(&i.codex)),
     ]);
     let refs: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let env = Env::start_with_env(&[], &refs, None, test);
+    let env = Env::start_with_env(args, &refs, limits, test);
+    let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let limits_file = env.work.path().join("limits.json");
+    if limits_file.exists() {
+        args.extend(["--limits".to_string(), limits_file.display().to_string()]);
+    }
     Some(ConvEnv {
         env,
         mock,
         vars,
+        home: dir.path().join("home"),
+        args,
         _dir: dir,
     })
 }
@@ -192,7 +213,50 @@ impl ConvEnv {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        self.env.restart_with_env(&[], &refs);
+        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        self.env.restart_with_env(&args, &refs);
+    }
+
+    /// The ids of a new conversation started with `text` (and `extra` fields), after it ended.
+    pub fn converse(&self, change_id: &str, text: &str, extra: Value) -> (String, Value) {
+        let (conv, mid) = ids(&self.start(change_id, text, extra));
+        let m = self.wait_end(&conv, &mid);
+        (conv, m)
+    }
+
+    /// Every model request so far as one string (to find what the Agent was given).
+    pub fn model_saw(&self) -> String {
+        self.mock
+            .requests()
+            .iter()
+            .map(|r| r["body"].to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Calls `op` as a tab paired to this project's folder (`rho --pair --project`).
+    pub fn paired(&self, op: &str, mut body: Value) -> (u16, Value) {
+        let link = super::browser::pair_link(&self.env);
+        let port = self.env.service.port();
+        let path = link.trim_start_matches(&format!("http://127.0.0.1:{port}"));
+        let (_, head, _) = super::http::http_raw(port, "GET", path, None, &[], "");
+        let cookie = head
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.eq_ignore_ascii_case("set-cookie"))
+                    .then(|| v.trim().split(';').next().unwrap_or_default().to_string())
+            })
+            .unwrap_or_else(|| panic!("no pairing cookie: {head}"));
+        body["projectId"] = json!(self.env.project);
+        super::http::http(
+            port,
+            "POST",
+            &format!("/api/v2/{op}"),
+            None,
+            &[("Cookie", cookie.as_str())],
+            &body.to_string(),
+        )
     }
 
     /// Process ids of the ACP adapters running in this project's folder.

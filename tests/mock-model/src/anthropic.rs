@@ -2,6 +2,7 @@
 
 use crate::http::{Event, Reply};
 use crate::script::{self, Directive};
+use crate::Shared;
 use serde_json::{json, Value};
 
 /// What the next assistant turn is.
@@ -9,6 +10,7 @@ pub(crate) enum Turn {
     Text { words: Vec<String>, delay_ms: u64 },
     Tool { name: String, input: Value },
     Error,
+    Overloaded,
 }
 
 fn text_of(content: &Value) -> String {
@@ -24,7 +26,7 @@ fn text_of(content: &Value) -> String {
 }
 
 /// The newest typed user text or tool result decides (CLI-injected blocks skipped).
-fn decide(body: &Value) -> Turn {
+fn decide(body: &Value, seen: &Shared) -> Turn {
     let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
     if !has_tools {
         return Turn::Text {
@@ -77,6 +79,12 @@ fn decide(body: &Value) -> Turn {
                 name: format!("mcp__rho__{tool}"),
                 input: arguments,
             },
+            Directive::Tool { name, arguments } => Turn::Tool {
+                name,
+                input: arguments,
+            },
+            Directive::Flaky(n) if crate::flaky_fails(seen, &text, n) => Turn::Overloaded,
+            Directive::Flaky(_) => plain(script::PLAIN),
             Directive::Slow => Turn::Text {
                 words: script::slow_words(),
                 delay_ms: script::SLOW_DELAY_MS,
@@ -92,14 +100,23 @@ fn usage() -> Value {
     json!({"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
 }
 
-pub(crate) fn reply(body: &Value) -> Reply {
+pub(crate) fn reply(body: &Value, seen: &Shared) -> Reply {
     let model = body["model"].as_str().unwrap_or("mock-model").to_string();
-    let turn = decide(body);
-    if let Turn::Error = turn {
-        return Reply::Json(
-            500,
-            json!({"type": "error", "error": {"type": "api_error", "message": "scripted error from the mock model"}}),
-        );
+    let turn = decide(body, seen);
+    match turn {
+        Turn::Error => {
+            return Reply::Json(
+                500,
+                json!({"type": "error", "error": {"type": "api_error", "message": "scripted error from the mock model"}}),
+            )
+        }
+        Turn::Overloaded => {
+            return Reply::Json(
+                503,
+                json!({"type": "error", "error": {"type": "overloaded_error", "message": "scripted overload from the mock model"}}),
+            )
+        }
+        _ => {}
     }
     let n = crate::next_id();
     let id = format!("msg_mock_{n}");
@@ -110,7 +127,7 @@ pub(crate) fn reply(body: &Value) -> Reply {
             json!({"type": "tool_use", "id": tool_id, "name": name, "input": input}),
             "tool_use",
         ),
-        Turn::Error => (Value::Null, "end_turn"),
+        Turn::Error | Turn::Overloaded => (Value::Null, "end_turn"),
     };
     if !body["stream"].as_bool().unwrap_or(false) {
         return Reply::Json(
@@ -148,7 +165,7 @@ pub(crate) fn reply(body: &Value) -> Reply {
                 json!({"index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
             ));
         }
-        Turn::Error => {}
+        Turn::Error | Turn::Overloaded => {}
     }
     events.push(Event::typed("content_block_stop", json!({"index": 0})));
     events.push(Event::typed(

@@ -93,7 +93,7 @@ fn read_request(stream: &TcpStream) -> std::io::Result<Request> {
     Ok((method, path, headers, body))
 }
 
-fn route(method: &str, path: &str, body: &Value) -> Reply {
+fn route(method: &str, path: &str, body: &Value, seen: &Shared) -> Reply {
     let path = path.split('?').next().unwrap_or_default();
     match (method, path) {
         ("GET", "/v1/models") => Reply::Json(
@@ -101,9 +101,9 @@ fn route(method: &str, path: &str, body: &Value) -> Reply {
             json!({"object": "list", "data": [{"id": "mock-model", "object": "model", "type": "model", "display_name": "Mock", "created_at": "2026-01-01T00:00:00Z"}], "has_more": false}),
         ),
         ("POST", "/v1/messages/count_tokens") => Reply::Json(200, json!({"input_tokens": 12})),
-        ("POST", "/v1/messages") => anthropic::reply(body),
-        ("POST", "/v1/responses") => openai::responses(body),
-        ("POST", "/v1/chat/completions") => openai::chat(body),
+        ("POST", "/v1/messages") => anthropic::reply(body, seen),
+        ("POST", "/v1/responses") => openai::responses(body, seen),
+        ("POST", "/v1/chat/completions") => openai::chat(body, seen),
         _ => Reply::Json(
             404,
             json!({"error": {"type": "not_found", "message": format!("no route {method} {path}")}}),
@@ -118,21 +118,36 @@ pub(crate) fn serve(mut stream: TcpStream, seen: &Shared) {
     };
     record(seen, &method, &path, &headers, &body);
     let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let _ = match route(&method, &path, &value) {
+    let _ = match route(&method, &path, &value, seen) {
         Reply::Json(status, v) => {
             let text = v.to_string();
+            // A scripted overload (`[[flaky: N]]`) says when to come back, briefly.
+            let retry = if status == 503 {
+                "retry-after-ms: 20\r\n"
+            } else {
+                ""
+            };
             write!(
                 stream,
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nrequest-id: req_mock\r\nconnection: close\r\n\r\n{text}",
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nrequest-id: req_mock\r\n{retry}connection: close\r\n\r\n{text}",
                 text.len()
             )
         }
-        Reply::Sse(events) => write_sse(&mut stream, events),
+        Reply::Sse(events) => write_sse(&mut stream, events, seen),
     };
     let _ = stream.flush();
 }
 
-fn write_sse(stream: &mut TcpStream, events: Vec<Event>) -> std::io::Result<()> {
+/// The text a streamed event carries (Anthropic's `text_delta`, OpenAI's `output_text.delta`).
+fn delta_text(data: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(data).ok()?;
+    v["delta"]["text"]
+        .as_str()
+        .or_else(|| (v["type"] == "response.output_text.delta").then(|| v["delta"].as_str())?)
+        .map(str::to_string)
+}
+
+fn write_sse(stream: &mut TcpStream, events: Vec<Event>, seen: &Shared) -> std::io::Result<()> {
     write!(
         stream,
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nrequest-id: req_mock\r\nconnection: close\r\n\r\n"
@@ -147,6 +162,11 @@ fn write_sse(stream: &mut TcpStream, events: Vec<Event>) -> std::io::Result<()> 
         }
         write!(stream, "data: {}\n\n", e.data)?;
         stream.flush()?;
+        if let Some(text) = delta_text(&e.data) {
+            crate::lock(seen)
+                .emitted
+                .push((std::time::Instant::now(), text));
+        }
     }
     Ok(())
 }

@@ -26,6 +26,10 @@ pub(crate) struct Seen {
     pub requests: Vec<Value>,
     pub connects: Vec<String>,
     pub log: Option<PathBuf>,
+    /// How often each `[[flaky: N]]` text has been asked.
+    pub flaky: std::collections::HashMap<String, u32>,
+    /// Each streamed text delta when it was written (for latency benchmarks).
+    pub emitted: Vec<(std::time::Instant, String)>,
 }
 
 pub(crate) type Shared = Arc<Mutex<Seen>>;
@@ -111,6 +115,11 @@ impl MockModel {
         lock(&self.seen).connects.clone()
     }
 
+    /// Every streamed text delta with the instant it was written to the CLI's connection.
+    pub fn emitted(&self) -> Vec<(std::time::Instant, String)> {
+        lock(&self.seen).emitted.clone()
+    }
+
     /// The `user-agent` headers of the model requests, in order.
     pub fn user_agents(&self) -> Vec<String> {
         self.requests()
@@ -118,6 +127,14 @@ impl MockModel {
             .filter_map(|r| r["headers"]["user-agent"].as_str().map(str::to_string))
             .collect()
     }
+}
+
+/// Whether this ask of a `[[flaky: N]]` text fails (the first `n` asks of the same text do).
+pub(crate) fn flaky_fails(seen: &Shared, text: &str, n: u32) -> bool {
+    let mut seen = lock(seen);
+    let count = seen.flaky.entry(text.to_string()).or_insert(0);
+    *count += 1;
+    *count <= n
 }
 
 /// A fresh number for message, item and call ids.

@@ -2,6 +2,7 @@
 
 use crate::http::{Event, Reply};
 use crate::script::{self, Directive};
+use crate::Shared;
 use serde_json::{json, Value};
 
 enum Turn {
@@ -15,6 +16,7 @@ enum Turn {
         arguments: Value,
     },
     Error,
+    Overloaded,
 }
 
 fn text_of(content: &Value) -> String {
@@ -29,7 +31,7 @@ fn text_of(content: &Value) -> String {
     }
 }
 
-fn from_text(text: &str) -> Turn {
+fn from_text(text: &str, seen: &Shared) -> Turn {
     let plain = |t: String| Turn::Text {
         words: vec![t],
         delay_ms: 0,
@@ -55,6 +57,13 @@ fn from_text(text: &str) -> Turn {
             namespace: Some("mcp__rho".into()),
             arguments,
         },
+        Directive::Tool { name, arguments } => Turn::Call {
+            name,
+            namespace: None,
+            arguments,
+        },
+        Directive::Flaky(n) if crate::flaky_fails(seen, text, n) => Turn::Overloaded,
+        Directive::Flaky(_) => plain(script::PLAIN.to_string()),
         Directive::Slow => Turn::Text {
             words: script::slow_words(),
             delay_ms: script::SLOW_DELAY_MS,
@@ -65,7 +74,7 @@ fn from_text(text: &str) -> Turn {
 }
 
 /// The last function-call output or typed user text in `input` decides.
-fn decide(body: &Value) -> Turn {
+fn decide(body: &Value, seen: &Shared) -> Turn {
     if body["tools"].as_array().is_none_or(|t| t.is_empty()) {
         let model = body["model"].as_str().unwrap_or_default();
         let t = if model.contains("luna") {
@@ -103,12 +112,39 @@ fn decide(body: &Value) -> Turn {
             words: vec![script::final_text(&output)],
             delay_ms: 0,
         },
-        Some(Err(text)) => from_text(&text),
+        Some(Err(text)) => from_text(&text, seen),
         None => Turn::Text {
             words: vec![script::PLAIN.to_string()],
             delay_ms: 0,
         },
     }
+}
+
+/// Chat Completions: without tools a side request; else the last `tool` message (a result) or
+/// `user` message (a directive) decides.
+fn decide_chat(body: &Value, seen: &Shared) -> Turn {
+    if body["tools"].as_array().is_none_or(|t| t.is_empty()) {
+        return Turn::Text {
+            words: vec![script::TITLE.to_string()],
+            delay_ms: 0,
+        };
+    }
+    let last = body["messages"]
+        .as_array()
+        .and_then(|m| {
+            m.iter()
+                .rev()
+                .find(|m| m["role"] == "user" || m["role"] == "tool")
+                .cloned()
+        })
+        .unwrap_or(Value::Null);
+    if last["role"] == "tool" {
+        return Turn::Text {
+            words: vec![script::final_text(&text_of(&last["content"]))],
+            delay_ms: 0,
+        };
+    }
+    from_text(&text_of(&last["content"]), seen)
 }
 
 fn usage() -> Value {
@@ -122,13 +158,21 @@ fn error() -> Reply {
     )
 }
 
-pub(crate) fn responses(body: &Value) -> Reply {
+fn overloaded() -> Reply {
+    Reply::Json(
+        503,
+        json!({"error": {"type": "server_error", "message": "scripted overload from the mock model"}}),
+    )
+}
+
+pub(crate) fn responses(body: &Value, seen: &Shared) -> Reply {
     let n = crate::next_id();
     let id = format!("resp_mock_{n}");
     let item_id = format!("msg_mock_{n}");
-    let turn = decide(body);
+    let turn = decide(body, seen);
     let item = match &turn {
         Turn::Error => return error(),
+        Turn::Overloaded => return overloaded(),
         Turn::Text { words, .. } => {
             json!({"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": words.concat(), "annotations": []}]})
         }
@@ -180,36 +224,67 @@ pub(crate) fn responses(body: &Value) -> Reply {
     Reply::Sse(events)
 }
 
-pub(crate) fn chat(body: &Value) -> Reply {
-    let last_user = body["messages"]
-        .as_array()
-        .and_then(|m| {
-            m.iter()
-                .rev()
-                .find(|m| m["role"] == "user" || m["role"] == "tool")
-                .cloned()
-        })
-        .unwrap_or(Value::Null);
-    let text = if last_user["role"] == "tool" {
-        script::final_text(&text_of(&last_user["content"]))
-    } else {
-        match script::parse(&text_of(&last_user["content"])) {
-            Directive::Error => return error(),
-            _ => script::PLAIN.to_string(),
-        }
+pub(crate) fn chat(body: &Value, seen: &Shared) -> Reply {
+    let n = crate::next_id();
+    let id = format!("chatcmpl_mock_{n}");
+    let call_id = format!("call_mock_{n}");
+    let turn = decide_chat(body, seen);
+    let usage = json!({"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15});
+    let (message, finish) = match &turn {
+        Turn::Error => return error(),
+        Turn::Overloaded => return overloaded(),
+        Turn::Text { words, .. } => (
+            json!({"role": "assistant", "content": words.concat()}),
+            "stop",
+        ),
+        Turn::Call {
+            name, arguments, ..
+        } => (
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}]}),
+            "tool_calls",
+        ),
     };
     if !body["stream"].as_bool().unwrap_or(false) {
         return Reply::Json(
             200,
-            json!({"id": "chatcmpl_mock", "object": "chat.completion", "model": body["model"], "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}),
+            json!({"id": id, "object": "chat.completion", "model": body["model"], "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage}),
         );
     }
     let chunk = |delta: Value, finish: Value| {
-        Event::data(json!({"id": "chatcmpl_mock", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string())
+        Event::data(json!({"id": id, "object": "chat.completion.chunk", "model": body["model"], "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}).to_string())
     };
-    Reply::Sse(vec![
-        chunk(json!({"role": "assistant", "content": text}), Value::Null),
-        chunk(json!({}), json!("stop")),
-        Event::data("[DONE]".to_string()),
-    ])
+    let mut events = Vec::new();
+    match turn {
+        Turn::Text { words, delay_ms } => {
+            events.push(chunk(
+                json!({"role": "assistant", "content": ""}),
+                Value::Null,
+            ));
+            for w in words {
+                events.push(chunk(json!({"content": w}), Value::Null).after(delay_ms));
+            }
+        }
+        Turn::Call {
+            name, arguments, ..
+        } => {
+            events.push(chunk(
+                json!({"role": "assistant", "content": null, "tool_calls": [{"index": 0, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}]}),
+                Value::Null,
+            ));
+            events.push(chunk(
+                json!({"tool_calls": [{"index": 0, "function": {"arguments": arguments.to_string()}}]}),
+                Value::Null,
+            ));
+        }
+        Turn::Error | Turn::Overloaded => {}
+    }
+    events.push(chunk(json!({}), json!(finish)));
+    if body["stream_options"]["include_usage"] == true {
+        events.push(Event::data(
+            json!({"id": id, "object": "chat.completion.chunk", "choices": [], "usage": usage})
+                .to_string(),
+        ));
+    }
+    events.push(Event::data("[DONE]".to_string()));
+    Reply::Sse(events)
 }

@@ -2,8 +2,11 @@
 //!
 //! `[[bash: CMD]]` runs a command (Claude's Bash, Codex's `exec_command`), `[[bash!: CMD]]` the
 //! same asking Codex for escalation, `[[read: P]]`, `[[write: P|T]]`, `[[mcp: TOOL|TEXT]]` (TEXT
-//! is the JSON arguments, or `{"text": TEXT}`), `[[slow]]` streams [`SLOW_WORDS`] words a quarter
-//! second apart, `[[error]]` answers HTTP 500; anything else gets [`PLAIN`].
+//! is the JSON arguments, or `{"text": TEXT}`), `[[tool: NAME|ARGS]]` calls the tool NAME as named
+//! (no CLI's mapping: Rho's own agent; ARGS is the JSON arguments, `{}` when left out), `[[slow]]`
+//! streams [`SLOW_WORDS`] words a quarter second apart, `[[error]]` answers HTTP 500,
+//! `[[flaky: N]]` answers HTTP 503 the first N times the same text is asked and then [`PLAIN`];
+//! anything else gets [`PLAIN`].
 
 use serde_json::{json, Value};
 
@@ -22,7 +25,9 @@ pub enum Directive {
     Read(String),
     Write { path: String, text: String },
     Mcp { tool: String, arguments: Value },
+    Tool { name: String, arguments: Value },
     Slow,
+    Flaky(u32),
     Error,
     Plain,
 }
@@ -68,8 +73,20 @@ pub fn parse(text: &str) -> Directive {
                 arguments,
             }
         }
+        "tool" => {
+            let (name, text) = arg.split_once('|').unwrap_or((arg, ""));
+            let arguments = serde_json::from_str::<Value>(text)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| json!({}));
+            Directive::Tool {
+                name: name.trim().to_string(),
+                arguments,
+            }
+        }
         "slow" => Directive::Slow,
         "error" => Directive::Error,
+        "flaky" => Directive::Flaky(arg.parse().unwrap_or(1)),
         _ => Directive::Plain,
     }
 }
@@ -122,6 +139,21 @@ mod tests {
                 arguments: json!({"uri": "x"})
             }
         );
+        assert_eq!(
+            parse("[[tool: mcp__ev__echo|{\"message\":\"hi\"}]]"),
+            Directive::Tool {
+                name: "mcp__ev__echo".into(),
+                arguments: json!({"message": "hi"})
+            }
+        );
+        assert_eq!(
+            parse("[[tool: rho_x]]"),
+            Directive::Tool {
+                name: "rho_x".into(),
+                arguments: json!({})
+            }
+        );
+        assert_eq!(parse("[[flaky: 2]]"), Directive::Flaky(2));
         assert_eq!(parse("[[slow]]"), Directive::Slow);
         assert_eq!(parse("[[error]]"), Directive::Error);
         assert_eq!(parse("just talk"), Directive::Plain);

@@ -51,6 +51,8 @@ export interface ReadReply {
   path: string;
   authors: AuthorOut[];
   diskDigest?: string | null;
+  /** The disk's digest (or `deleted`) when the file changed on disk under unsaved changes. */
+  changedOnDisk?: string | null;
 }
 
 export interface EditSpec {

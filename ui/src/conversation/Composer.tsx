@@ -12,12 +12,14 @@ export interface ComposerProps {
   projectId: string;
   conversation: Conversation | null;
   running: Message | null;
+  /** The person chose to continue a conversation that needs a choice in a fresh Agent session. */
+  fresh: boolean;
   onStarted: (c: Conversation, m: Message) => void;
   onSent: (m: Message) => void;
   onNote: (n: string) => void;
 }
 
-export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer({ projectId, conversation, running, onStarted, onSent, onNote }, box) {
+export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer({ projectId, conversation, running, fresh, onStarted, onSent, onNote }, box) {
   const [text, setText] = useState("");
   const [backend, setBackend] = useState<Backend>("claude");
   // Claude Code opens in Auto unless the person chooses; "default" is its mode that asks before commands and edits.
@@ -27,12 +29,13 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
   const [missing, setMissing] = useState<Missing | null>(null);
   const draft = useRef<Draft | null>(null);
   const agent = conversation ? backendName(conversation.backend) : BACKEND_NAME[backend];
-  const blocked = running !== null || conversation?.state === "needs-choice";
+  const choosing = conversation?.state === "needs-choice";
+  const blocked = running !== null || (choosing && !fresh);
 
   const send = async () => {
     if (!text.trim() || busy || blocked) return;
     const mode = !conversation && backend === "claude" && ask ? "default" : null;
-    const target = conversation ? conversation.conversationId : `new:${backend}:${mode ?? ""}`;
+    const target = conversation ? `${conversation.conversationId}:${choosing ? "fresh" : ""}` : `new:${backend}:${mode ?? ""}`;
     // The same body keeps its changeId, so sending again after a lost reply sends nothing twice.
     draft.current = draftFor(draft.current, bodyKey(target, text), () => `conv-${crypto.randomUUID()}`);
     const changeId = draft.current.changeId;
@@ -41,7 +44,8 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
     onNote(`Sending to ${agent}…`);
     try {
       if (conversation) {
-        const r = await retrying(() => callConversation("conversation.send", { projectId, conversationId: conversation.conversationId, changeId, text }));
+        const freshSession = choosing ? { freshSession: true } : {};
+        const r = await retrying(() => callConversation("conversation.send", { projectId, conversationId: conversation.conversationId, changeId, text, ...freshSession }));
         onSent(r.message);
       } else {
         const r = await retrying(() => callConversation("conversation.start", { projectId, changeId, text, backend, ...(mode ? { mode } : {}) }));
@@ -82,8 +86,10 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
 
   const help = running
     ? `${agent} is answering; the next message waits for it (or stop it).`
-    : conversation?.state === "needs-choice"
-      ? "This conversation cannot continue its Agent session; see above."
+    : choosing
+      ? fresh
+        ? `Your next message starts a fresh ${agent} session, given a summary of this conversation. Enter sends.`
+        : "This conversation cannot continue its Agent session; choose above."
       : "Enter sends, Shift+Enter starts a new line.";
   return (
     <div className="cv-composer">

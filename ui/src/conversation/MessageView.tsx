@@ -25,7 +25,17 @@ function cutWords(cut: NonNullable<Message["cut"]>): string {
   if (cut.textBytes) bits.push(`${cut.textBytes.toLocaleString("en")} bytes of text`);
   if (cut.steps) bits.push(`${cut.steps} step${cut.steps === 1 ? "" : "s"}`);
   if (cut.outputs) bits.push(`the output of ${cut.outputs} command${cut.outputs === 1 ? "" : "s"}`);
-  return bits.length ? `A limit dropped ${bits.join(", ")} from this record.` : "";
+  const keys = cut.limits?.length ? ` (${cut.limits.join(", ")})` : "";
+  return bits.length ? `A limit dropped ${bits.join(", ")} from this record${keys}.` : keys ? `Limits shortened this record${keys}.` : "";
+}
+
+function keptWords(m: Message): string {
+  const kept = m.kept ?? [];
+  const left = m.keptOmitted ?? [];
+  if (kept.length === 0 && left.length === 0) return "";
+  const files = kept.length ? `Kept ${kept.length === 1 ? "1 file version" : `${kept.length} file versions`}: ${kept.map((f) => f.path).join(", ")}.` : "";
+  const out = left.length ? ` Not kept: ${left.map((o) => `${o.path} (${o.reason})`).join(", ")}.` : "";
+  return `${files}${out}`.trim();
 }
 
 export function MessageView({ projectId, conversationId, backend, m, paired, onPermission, onDecided, reread, focusBox }: MessageProps) {
@@ -62,6 +72,11 @@ export function MessageView({ projectId, conversationId, backend, m, paired, onP
         {m.endedAt && m.state === "ended" ? <span className="muted small"> {when(m.endedAt)}</span> : null}
       </p>
       {m.cut && <p className="muted small">{cutWords(m.cut)}</p>}
+      {keptWords(m) && (
+        <p className="muted small" data-testid="cv-kept">
+          {keptWords(m)}
+        </p>
+      )}
       {m.state === "ended" && (
         <>
           <Decisions decisions={m.decisions} />

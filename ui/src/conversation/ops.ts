@@ -3,6 +3,8 @@
 import { post } from "../api/client";
 
 export type Backend = "claude" | "codex";
+/** What a conversation may run on: the two the panel offers, and Claude Code's own CLI (`claude-cli`, a service default). */
+export type ConversationBackend = Backend | "claude-cli";
 export type ConversationState = "idle" | "running" | "waiting" | "needs-choice";
 export type MessageState = "running" | "ended" | "unknown";
 export type StopReason = "end_turn" | "cancelled" | "max_tokens" | "max_turn_requests" | "refusal" | "error";
@@ -13,7 +15,7 @@ export type DecisionKind = "accepted" | "needs-changes";
 
 export interface Conversation {
   conversationId: string;
-  backend: Backend;
+  backend: ConversationBackend;
   /** The first line of the first message, at most 80 characters. */
   title: string;
   startedAt: string;
@@ -24,6 +26,8 @@ export interface Conversation {
   agentSessionId: string | null;
   /** Why the conversation is as it is (e.g. why a choice is needed). */
   note: string | null;
+  /** Messages that went to keep a limit, and the limit's key. */
+  dropped: { count: number; limit: string } | null;
 }
 
 export interface Step {
@@ -59,6 +63,14 @@ export interface Permission {
   askedAt: string;
 }
 
+/** A file version a message kept: its digest and, when Files is selected, its version in the immutable store. */
+export interface FileVersion {
+  path: string;
+  digest: string;
+  bytes: number;
+  resource: { id: string; version: number } | null;
+}
+
 export interface Decision {
   decisionId: string;
   messageId: string;
@@ -67,7 +79,7 @@ export interface Decision {
   at: string;
   by: string;
   supersedes: string | null;
-  resources: { path: string; digest: string }[];
+  resources: FileVersion[];
 }
 
 export interface Message {
@@ -86,7 +98,11 @@ export interface Message {
   usage: Record<string, number> | null;
   permissions: Permission[];
   decisions: Decision[];
-  cut: { textBytes?: number; steps?: number; outputs?: number } | null;
+  /** What limits dropped, counted, and the `--limits` key of each bound that cut something. */
+  cut: { textBytes?: number; steps?: number; outputs?: number; limits?: string[] } | null;
+  /** The file versions it kept when it ended, and the files left out with why. */
+  kept?: FileVersion[];
+  keptOmitted?: { path: string; reason: string }[];
   /** Set by `conversation.stop` when its bound passed before the prompt's response confirmed it. */
   stopping?: boolean;
 }
@@ -108,7 +124,10 @@ export interface ConversationOps {
     req: P<{ changeId: string; text: string; backend?: Backend | null; mode?: string | null; contexts?: string[] | null }>;
     res: { conversation: Conversation; message: Message };
   };
-  "conversation.send": { req: P<{ conversationId: string; changeId: string; text: string; contexts?: string[] | null }>; res: { message: Message } };
+  "conversation.send": {
+    req: P<{ conversationId: string; changeId: string; text: string; contexts?: string[] | null; freshSession?: boolean | null }>;
+    res: { message: Message };
+  };
   "conversation.stop": { req: P<{ conversationId: string }>; res: { message: Message } };
   "conversation.read": {
     req: P<{ conversationId: string; cursor?: string | null; limit?: number | null }>;
@@ -119,21 +138,22 @@ export interface ConversationOps {
     req: P<{ conversationId: string; messageId: string; decision: DecisionKind; note?: string | null; changeId: string; supersedes?: string | null }>;
     res: { decision: Decision };
   };
-  "conversation.list": { req: P<object>; res: { conversations: Conversation[] } };
+  "conversation.list": { req: P<object>; res: { conversations: Conversation[]; removed: { count: number; limit: string } | null } };
 }
 
-/** The published ones (`conversation.decide` is not served yet; `callConversation` reaches it untyped by the protocol). */
-export const CONVERSATION_REQUIRED: { [K in Exclude<keyof ConversationOps, "conversation.decide">]: string[] } = {
+/** The request fields each operation requires, as protocol/operations publishes them. */
+export const CONVERSATION_REQUIRED: { [K in keyof ConversationOps]: string[] } = {
   "conversation.start": ["projectId", "changeId", "text"],
   "conversation.send": ["projectId", "conversationId", "changeId", "text"],
   "conversation.stop": ["projectId", "conversationId"],
   "conversation.read": ["projectId", "conversationId"],
   "conversation.permission": ["projectId", "conversationId", "requestId", "optionId"],
+  "conversation.decide": ["projectId", "conversationId", "messageId", "decision", "changeId"],
   "conversation.list": ["projectId"],
 };
 
-/** Calls one `conversation.*` operation. The published ones are also in the app's `Ops` (tests/protocol.test.ts
- *  checks CONVERSATION_REQUIRED against protocol/operations); `conversation.decide` joins them once it is served. */
+/** Calls one `conversation.*` operation. They are also in the app's `Ops` (tests/protocol.test.ts checks
+ *  CONVERSATION_REQUIRED against protocol/operations). */
 export function callConversation<K extends keyof ConversationOps>(op: K, req: ConversationOps[K]["req"]): Promise<ConversationOps[K]["res"]> {
   return post<ConversationOps[K]["res"]>(op, req);
 }

@@ -4,7 +4,7 @@ import type { Backend, Conversation, Message, Permission, Step } from "./ops";
 import { answerText } from "./model";
 
 export const BACKEND_NAME: Record<Backend, string> = { claude: "Claude Code", codex: "Codex" };
-export const backendName = (b: string) => BACKEND_NAME[b as Backend] ?? b;
+export const backendName = (b: string) => (b === "claude-cli" ? "Claude Code (CLI)" : (BACKEND_NAME[b as Backend] ?? b));
 
 /** `local`, `paired:…`, `agent:…` as a person reads them. */
 export function who(by: string | null): string {

@@ -262,12 +262,15 @@ export function App() {
             : // A paired tab is told its project by name, never the folder's place on this computer.
               `Paired tab, ${me.folder ? (project ? `project ${project.name} only` : "one project only") : "all projects"}`}
         </span>
-        <span className={live ? "live on" : "live"} role="status">
-          {live ? "Live" : "Reconnecting…"}
-        </span>
+        {/* The live stream is a project's: with none open there is nothing to reconnect. */}
+        {selected && (
+          <span className={live ? "live on" : "live"} role="status">
+            {live ? "Live" : "Reconnecting…"}
+          </span>
+        )}
       </header>
       <main data-region="main" aria-label="Workspace">
-        <Layout panels={panels} active={active} onActive={setActive} onClose={close} />
+        <Layout panels={panels} active={active} onActive={setActive} onClose={close} memory={selected && laidOut === selected ? selected : null} />
       </main>
     </div>
   );

@@ -58,6 +58,8 @@ export function ConversationsPanel({ projectId, paired }: { projectId: string; p
   const [thread, dispatch] = useReducer(reduce, undefined, emptyThread);
   const [said, setSaid] = useState("");
   const [note, setNote] = useState<string | null>(null);
+  // The conversation whose Agent session could not be continued and that the person chose to go on with in a fresh one.
+  const [freshFor, setFreshFor] = useState<string | null>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   const body = useRef<HTMLDivElement>(null);
   useFollowBottom(body, thread);
@@ -172,9 +174,19 @@ export function ConversationsPanel({ projectId, paired }: { projectId: string; p
           )}
           {conversation?.state === "needs-choice" && (
             <div className="cv-choice" data-testid="cv-choice">
-              <p>Rho restarted and {backendName(conversation.backend)} could not load this conversation's session, so it cannot go on with the same context. Rho never starts a fresh context silently.</p>
+              <p>{backendName(conversation.backend)} could not load this conversation's session, so it cannot go on with the same context. Rho never starts a fresh context silently: choose.</p>
               {conversation.note && <p>{conversation.note}</p>}
-              <p>
+              <p className="toolbar">
+                <button
+                  type="button"
+                  aria-pressed={freshFor === conversation.conversationId}
+                  onClick={() => {
+                    setFreshFor(conversation.conversationId);
+                    focusBox();
+                  }}
+                >
+                  Continue in a fresh session with a summary
+                </button>
                 <button type="button" onClick={() => setSelected(null)}>
                   Start a new conversation instead
                 </button>
@@ -202,13 +214,18 @@ export function ConversationsPanel({ projectId, paired }: { projectId: string; p
             projectId={projectId}
             conversation={conversation}
             running={running}
+            fresh={conversation !== null && freshFor === conversation.conversationId}
             onStarted={(c, m) => {
               chosen.current = true;
               setSelected(c.conversationId);
               dispatch({ type: "message", message: m, conversation: c });
               refreshList();
             }}
-            onSent={(m) => dispatch({ type: "message", message: m })}
+            onSent={(m) => {
+              dispatch({ type: "message", message: m });
+              setFreshFor(null);
+              if (selected) readThread(selected);
+            }}
             onNote={setNote}
           />
           <p role="status" className="note" data-testid="cv-note">

@@ -25,6 +25,7 @@ function describe(s: BindingStatus | null): string {
   if (s.offline) parts.push("the service is not answering; your changes wait and will be resent");
   else if (s.unsent) parts.push("sending…");
   else parts.push(s.dirty ? "unsaved changes" : "saved");
+  if (s.changedOnDisk) parts.push("the file changed on disk meanwhile");
   if (s.lastAuthor) parts.push(`last change by ${s.lastAuthor}`);
   return parts.join(" · ");
 }

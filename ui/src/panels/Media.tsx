@@ -174,7 +174,7 @@ export function MediaPanel({ projectId, path }: { projectId: string; path: strin
       )}
       <div className="media-frame" ref={frame}>
         <div className="media-stage" onPointerDown={onDown} onPointerMove={onMove} onPointerUp={() => setDrag(null)} data-testid="media-stage">
-          {image && facts && <img src={image} alt={altText(facts, path, page)} onLoad={(e) => setShown({ width: e.currentTarget.clientWidth, height: e.currentTarget.clientHeight })} draggable={false} />}
+          {image && facts && <img src={image} alt={altText(facts, path, page)} className={size ? undefined : "sizeless"} onLoad={(e) => setShown({ width: e.currentTarget.clientWidth, height: e.currentTarget.clientHeight })} draggable={false} />}
           {pdf && facts && <canvas ref={canvas} role="img" aria-label={altText(facts, path, page)} />}
           {box && <div className="media-rect" style={{ left: box.x, top: box.y, width: box.width, height: box.height }} aria-hidden="true" />}
         </div>

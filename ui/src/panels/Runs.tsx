@@ -15,7 +15,7 @@ export function stateOf(r: RunView): string {
   if (r.execution === "running") return "running";
   if (r.execution === "exited" && r.exit) {
     if (r.exit.spawnError) return `did not start: ${r.exit.spawnError}`;
-    if (r.stop) return `stopped (${r.stop.state})`;
+    if (r.stop) return r.stop.state === "stopped" ? `stopped by ${r.stop.requestedBy}` : `stopped (${r.stop.state}, asked by ${r.stop.requestedBy})`;
     return r.exit.exitCode === 0 ? "finished" : `failed (exit ${r.exit.exitCode ?? `signal ${r.exit.signal ?? "?"}`})`;
   }
   if (r.execution === "unknown") return "unknown (lost with its host)";
@@ -39,8 +39,8 @@ function Details({ projectId, run, onChanged }: { projectId: string; run: RunVie
   const act = async (what: string, f: () => Promise<unknown>) => {
     setNote(`${what}…`);
     try {
-      await f();
-      setNote(`${what}: done.`);
+      const said = await f();
+      setNote(typeof said === "string" ? said : `${what}: done.`);
       onChanged();
     } catch (e) {
       setNote(`${what} refused: ${message(e)}`);
@@ -61,7 +61,18 @@ function Details({ projectId, run, onChanged }: { projectId: string; run: RunVie
         <button type="button" disabled={!running} onClick={() => void act("Cancel", () => call("action.cancel", { projectId, operationId: op }))}>
           Cancel
         </button>
-        <button type="button" disabled={running} onClick={() => void act("Retry", () => call("action.retry", { projectId, operationId: op }))}>
+        <button
+          type="button"
+          disabled={running}
+          title="Delivers a run that was never sent; a run that was sent is never run again"
+          onClick={() =>
+            void act("Retry", async () => {
+              const again: RunView = await call("action.retry", { projectId, operationId: op });
+              // Only a run that was never sent is delivered again: say when nothing ran.
+              return run.delivery === "not-sent" ? `Retry: delivered (${again.delivery}).` : "Retry: this run was sent already, so nothing runs again (Retry delivers only a run that was never sent).";
+            })
+          }
+        >
           Retry
         </button>
         <button type="button" disabled={running} onClick={() => void act("Artifact check", async () => setCheck(await call("artifact.check", { projectId, operationId: op })))}>

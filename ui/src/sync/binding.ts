@@ -63,6 +63,8 @@ export interface BindingStatus {
   lastAuthor: string | null;
   /** The latest refusal, in words. */
   problem: string | null;
+  /** The file changed on disk while this buffer had unsaved changes (saving then asks before overwriting). */
+  changedOnDisk: boolean;
 }
 
 export type SaveOutcome = { saved: true; version: number } | { saved: false; conflict: string; diskDigest: string | null };
@@ -107,7 +109,7 @@ export class Binding {
 
   constructor(
     private readonly transport: Transport,
-    initial: { version: number; text: string; dirty: boolean; authors?: AuthorOut[] },
+    initial: { version: number; text: string; dirty: boolean; authors?: AuthorOut[]; changedOnDisk?: boolean },
     options: BindingOptions = {},
   ) {
     this.base = textOf(initial.text);
@@ -124,6 +126,7 @@ export class Binding {
       offline: false,
       lastAuthor: newest(initial.authors ?? []),
       problem: null,
+      changedOnDisk: initial.changedOnDisk ?? false,
     };
   }
 
@@ -168,6 +171,8 @@ export class Binding {
   /** A `document.changed` event (`change`: its kind, base version and edits, when carried). */
   remote(version: number, author: string | null, dirty: boolean, change: RemoteChange = {}): void {
     if (version >= this.confirmed) this.update({ dirty });
+    if (change.kind === "disk-changed") this.update({ changedOnDisk: true });
+    if (change.kind === "reload" || change.kind === "save") this.update({ changedOnDisk: false });
     if (version <= this.announced) return;
     this.announced = version;
     if (author) this.update({ lastAuthor: author });
@@ -228,7 +233,7 @@ export class Binding {
           const r = await this.retrying(() =>
             this.transport.save({ expectedVersion: this.confirmed, changeId: this.newId(), baseDigest }),
           );
-          this.update({ dirty: false, problem: null });
+          this.update({ dirty: false, problem: null, changedOnDisk: false });
           return { saved: true, version: r.version };
         } catch (e) {
           if (e instanceof ApiError && e.code === "stale") {

@@ -13,6 +13,8 @@ export interface WholeText {
   text: string;
   dirty: boolean;
   authors: AuthorOut[];
+  /** Set when the file changed on disk under unsaved changes. */
+  changedOnDisk?: boolean;
 }
 
 async function page(read: ReadFn, start: number, end: number, version: number | null): Promise<ReadReply> {
@@ -39,7 +41,7 @@ export async function readWhole(read: ReadFn, attempts = 5): Promise<WholeText> 
         if (next.text.length === 0) throw new ApiError("internal", "an empty page before the end", 500);
         text += next.text;
       }
-      return { version: probe.version, text, dirty: probe.dirty, authors: probe.authors };
+      return { version: probe.version, text, dirty: probe.dirty, authors: probe.authors, changedOnDisk: !!probe.changedOnDisk };
     } catch (e) {
       if (e instanceof ApiError && e.code === "stale" && attempt + 1 < attempts) continue;
       throw e;
@@ -50,7 +52,7 @@ export async function readWhole(read: ReadFn, attempts = 5): Promise<WholeText> 
 async function tryWhole(read: ReadFn): Promise<WholeText | null> {
   try {
     const r = await read(null, null);
-    return { version: r.version, text: r.text, dirty: r.dirty, authors: r.authors };
+    return { version: r.version, text: r.text, dirty: r.dirty, authors: r.authors, changedOnDisk: !!r.changedOnDisk };
   } catch (e) {
     if (e instanceof ApiError && e.code === "limit") return null;
     throw e;

@@ -215,4 +215,4 @@ export const WORK_REQUIRED: { [K in keyof WorkOps]: string[] } = {
 };
 
 /** Operations a paired tab is never given (the protocol's callers omit `paired`). */
-export const NOT_FOR_PAIRED: string[] = ["session.instructions", "session.connect", "session.revoke", "binding.list", "binding.activity", "console.run", "console.stop", "kernel.stop"];
+export const NOT_FOR_PAIRED: string[] = ["session.instructions", "session.connect", "session.revoke", "binding.list", "binding.activity", "console.run", "console.stop", "kernel.stop", "conversation.decide"];

@@ -33,6 +33,28 @@ pub struct SendRequest {
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contexts: Option<Vec<String>>,
+    /// For a conversation that needs a choice (its Agent session could not be continued):
+    /// continue it in a fresh Agent session given a summary of its earlier messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fresh_session: Option<bool>,
+}
+
+/// `conversation.decide`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DecideRequest {
+    pub project_id: String,
+    pub conversation_id: String,
+    pub message_id: String,
+    /// `accepted` or `needs-changes`.
+    pub decision: String,
+    /// Required with `needs-changes`: what needs to change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub change_id: String,
+    /// The message's newest decision, which this one supersedes (required once it has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supersedes: Option<String>,
 }
 
 /// `conversation.stop`.
@@ -90,6 +112,16 @@ pub struct ConversationView {
     pub last_at: String,
     pub agent_session_id: Option<String>,
     pub note: Option<String>,
+    /// Messages that went to keep a limit, counted, and the limit's key.
+    pub dropped: Option<DroppedView>,
+}
+
+/// What went to keep a limit: how many, and the limit's `--limits` key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedView {
+    pub count: u64,
+    pub limit: String,
 }
 
 /// A tool step.
@@ -153,13 +185,14 @@ pub struct UsageView {
     pub total_tokens: Option<u64>,
 }
 
-/// What a limit dropped, counted.
+/// What limits dropped, counted, and the `--limits` key of every bound that cut something.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CutView {
     pub text_bytes: u64,
     pub steps: u64,
     pub outputs: u64,
+    pub limits: Vec<String>,
 }
 
 /// An error a message ended with.
@@ -169,13 +202,48 @@ pub struct ErrorView {
     pub message: String,
 }
 
-/// A decision on a message (`conversation.decide`; none exist before it is implemented).
+/// A resource version: `{id, version}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRefView {
+    pub id: String,
+    pub version: u64,
+}
+
+/// One file version a message kept: its path and digest, and its version in Files' immutable
+/// store (`null` when Files is not selected).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileVersionView {
+    pub path: String,
+    /// `sha256:<hex>` of the bytes kept.
+    pub digest: String,
+    pub bytes: u64,
+    pub resource: Option<ResourceRefView>,
+}
+
+/// A file a message did not keep, and why (a limit's `--limits` key, or what failed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OmittedView {
+    pub path: String,
+    pub reason: String,
+}
+
+/// A decision on a finished message (`conversation.decide`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionView {
     pub decision_id: String,
     pub message_id: String,
+    /// `accepted` or `needs-changes`.
     pub decision: String,
+    pub note: Option<String>,
+    pub at: String,
+    pub by: String,
+    pub supersedes: Option<String>,
+    /// The exact file versions the message kept (a file changed later is not covered).
+    pub resources: Vec<FileVersionView>,
 }
 
 /// A message and its answer.
@@ -199,6 +267,18 @@ pub struct MessageView {
     pub permissions: Vec<PermissionView>,
     pub decisions: Vec<DecisionView>,
     pub cut: Option<CutView>,
+    /// The file versions the message kept when it ended: the files its steps named and those
+    /// that changed while it ran.
+    pub kept: Vec<FileVersionView>,
+    /// Files it did not keep, and why.
+    pub kept_omitted: Vec<OmittedView>,
+}
+
+/// `conversation.decide`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DecideReply {
+    pub decision: DecisionView,
 }
 
 /// `conversation.start`.
@@ -237,10 +317,14 @@ pub struct PermissionReply {
 #[serde(rename_all = "camelCase")]
 pub struct ListReply {
     pub conversations: Vec<ConversationView>,
+    /// Conversations that went to keep a limit (not listed), counted, and the limit's key.
+    pub removed: Option<DroppedView>,
 }
 
 /// The browser of this machine, or a paired tab whose scope includes the project.
 pub const BROWSER: &[CallerKind] = &[CallerKind::Local, CallerKind::Paired];
+/// The browser of this machine only.
+pub const LOCAL: &[CallerKind] = &[CallerKind::Local];
 
 const fn op(
     name: &'static str,
@@ -252,7 +336,7 @@ const fn op(
 ) -> OperationSpec {
     OperationSpec {
         name,
-        version: "0.1.0",
+        version: "0.2.0",
         owner: Some(Owner::Agent),
         needs: Needs::Owner,
         effect,
@@ -269,10 +353,10 @@ const fn op(
 pub const OPERATIONS: &[OperationSpec] = &[
     op("conversation.start", Effect::Write,
         "The browser only: a new conversation with the person's Agent (claude: Claude Code through claude-agent-acp; codex: Codex through codex-acp), its first message journaled before the Agent sees it; answers once it is handed over. The same changeId and body answers the original and sends nothing.",
-        schema::<StartRequest>, reply::<StartReply>, &["invalid", "not_found", "conflict", "unavailable"]),
+        schema::<StartRequest>, reply::<StartReply>, &["invalid", "not_found", "conflict", "limit", "unavailable", "expired"]),
     op("conversation.send", Effect::Write,
-        "The browser only: the next message of a conversation (conflict while one runs); the same changeId and body answers the original and sends nothing.",
-        schema::<SendRequest>, reply::<MessageReply>, &["invalid", "not_found", "conflict", "unavailable"]),
+        "The browser only: the next message of a conversation (conflict while one runs; a conversation whose Agent session could not be continued needs freshSession true, or a new conversation); the same changeId and body answers the original and sends nothing.",
+        schema::<SendRequest>, reply::<MessageReply>, &["invalid", "not_found", "conflict", "limit", "unavailable", "expired"]),
     op("conversation.stop", Effect::Write,
         "The browser only: ACP cancel of the running message; answers once the prompt's own response confirmed it (stopReason cancelled), or after the bound with stopping true.",
         schema::<StopRequest>, reply::<MessageReply>, &["invalid", "not_found", "conflict"]).retained(),
@@ -282,6 +366,12 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("conversation.read", Effect::Read,
         "The browser only: a conversation and a page of its whole messages, oldest first (limit default 20, at most 100).",
         schema::<ReadRequest>, reply::<ReadReply>, &["invalid", "not_found"]).retained(),
+    OperationSpec {
+        callers: LOCAL,
+        ..op("conversation.decide", Effect::Write,
+        "The local browser only: accepted, or needs-changes with a note, on one finished message; the decision holds the exact file versions that message kept. A later decision names the one it supersedes; every earlier one is kept. The same changeId and body answers the original.",
+        schema::<DecideRequest>, reply::<DecideReply>, &["invalid", "not_found", "conflict", "expired"])
+    },
     op("conversation.list", Effect::Read,
         "The browser only: the project's conversations, newest first.",
         schema::<ListRequest>, reply::<ListReply>, &["invalid", "not_found"]).retained(),

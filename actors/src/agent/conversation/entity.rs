@@ -75,6 +75,35 @@ pub struct Permission {
     pub asked_ms: i64,
 }
 
+/// One file version a message kept when it ended (an explicit file location of its steps, or
+/// a file that changed while it ran).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptFile {
+    /// Project-relative path.
+    pub path: String,
+    /// SHA-256 (hex) of the bytes kept.
+    pub digest: String,
+    pub bytes: u64,
+    /// The version captured into Files' immutable store (`None` when Files is not selected).
+    pub resource: Option<(Uuid, u64)>,
+}
+
+/// A decision on an ended message (`conversation.decide`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    pub decision_id: String,
+    pub change_id: String,
+    /// `accepted` or `needs-changes`.
+    pub decision: String,
+    pub note: Option<String>,
+    pub at_ms: i64,
+    pub by: String,
+    /// The decision this one supersedes (the message's newest before it).
+    pub supersedes: Option<String>,
+    /// The exact file versions the message kept, as it kept them.
+    pub files: Vec<KeptFile>,
+}
+
 /// What limits dropped from a message, counted.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cut {
@@ -98,9 +127,18 @@ pub struct Message {
     pub permissions: Vec<Permission>,
     pub stopping: bool,
     pub cut: Cut,
+    /// The `--limits` keys of the bounds that cut something of it.
+    pub cut_by: Vec<String>,
+    /// The file versions it kept when it ended, and `(path, why)` of those left out.
+    pub kept: Vec<KeptFile>,
+    pub kept_omitted: Vec<(String, String)>,
+    /// Every decision on it, oldest first (a later one names the one it supersedes).
+    pub decisions: Vec<DecisionRecord>,
 }
 
-/// What a start or send answers (the rest is read from the state).
+/// What a start, send or decide answers (the rest is read from the state). Journaled with the
+/// identity, so its shape never changes: `message_id` is the message a start or send made, or
+/// the decision a decide made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConvReply {
     pub conversation_id: Uuid,
@@ -116,10 +154,23 @@ pub enum ConversationCommand {
     },
     Send {
         original: Original,
+        /// `conversations.maxMessages`: the oldest messages go to make room.
+        max_messages: u64,
+        /// Continue a conversation that needs a choice in a fresh Agent session.
+        fresh: bool,
     },
     /// Facts the driver learned (journaled only those that still apply).
     Learn {
         events: Vec<ConversationEvent>,
+    },
+    /// `conversation.decide` (the edge checked the decision's words and note).
+    Decide {
+        message_id: String,
+        decision: DecisionRecord,
+    },
+    /// Remove the conversation to keep `limit` (refused while a message runs).
+    Remove {
+        limit: String,
     },
 }
 
@@ -129,6 +180,11 @@ pub struct ConversationEntity {
     pub info: Option<Info>,
     pub messages: Vec<Message>,
     identities: IdentityTable<ConvReply>,
+    /// Set when the conversation went to keep a limit (its key).
+    pub removed: Option<String>,
+    /// Messages that went to keep a limit: how many, and the limit's key.
+    pub dropped: u64,
+    pub dropped_by: Option<String>,
 }
 
 impl ConversationEntity {
@@ -150,6 +206,16 @@ impl ConversationEntity {
             .find(|m| m.state == MessageState::Running)
     }
 
+    /// `expired` when the conversation went to keep a limit (which it names).
+    pub fn check_kept(&self) -> Result<(), ActorError> {
+        match &self.removed {
+            Some(limit) => Err(ActorError::Expired {
+                reason: format!("the conversation was removed to keep {limit}"),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// `idle`, `running`, `waiting` (a permission is pending) or `needs-choice`.
     pub fn state(&self) -> &'static str {
         match self.running() {
@@ -167,7 +233,12 @@ impl ConversationEntity {
                 .is_some_and(|m| m.state == MessageState::Running)
         };
         match event {
-            ConversationEvent::Started { .. } | ConversationEvent::Sent { .. } => false,
+            ConversationEvent::Started { .. }
+            | ConversationEvent::Sent { .. }
+            | ConversationEvent::Decided { .. }
+            | ConversationEvent::Fresh { .. }
+            | ConversationEvent::Dropped { .. }
+            | ConversationEvent::Removed { .. } => false,
             ConversationEvent::Session { .. } | ConversationEvent::NeedsChoice { .. } => {
                 self.info.is_some()
             }
@@ -176,6 +247,8 @@ impl ConversationEntity {
             | ConversationEvent::Asked { message_id, .. }
             | ConversationEvent::StopRequested { message_id }
             | ConversationEvent::Ended { message_id, .. }
+            | ConversationEvent::Cuts { message_id, .. }
+            | ConversationEvent::Kept { message_id, .. }
             | ConversationEvent::Unknown { message_id, .. } => live(message_id),
             ConversationEvent::Answered {
                 message_id,
@@ -206,6 +279,10 @@ fn new_message(original: &Original) -> Message {
         permissions: Vec::new(),
         stopping: false,
         cut: Cut::default(),
+        cut_by: Vec::new(),
+        kept: Vec::new(),
+        kept_omitted: Vec::new(),
+        decisions: Vec::new(),
     }
 }
 
@@ -213,6 +290,64 @@ fn new_message(original: &Original) -> Message {
 fn settle(m: &mut Message) {
     for p in m.permissions.iter_mut().filter(|p| p.outcome.is_none()) {
         p.outcome = Some(None);
+    }
+}
+
+impl ConversationEntity {
+    /// `conversation.decide`: on an ended message, naming the newest decision it supersedes.
+    fn decide_on(
+        &self,
+        message_id: &str,
+        decision: &DecisionRecord,
+    ) -> Result<Decision<ConversationEvent, ConvReply>, ActorError> {
+        let Some(info) = &self.info else {
+            return Err(ActorError::NotFound {
+                what: "conversation".into(),
+            });
+        };
+        self.check_kept()?;
+        let Some(m) = self.message(message_id) else {
+            return Err(ActorError::NotFound {
+                what: "message".into(),
+            });
+        };
+        if m.state != MessageState::Ended {
+            return Err(ActorError::conflict(
+                "decisions are on finished messages; this one has not ended",
+            ));
+        }
+        let newest = m.decisions.last().map(|d| d.decision_id.as_str());
+        match (&decision.supersedes, newest) {
+            (None, None) => {}
+            (None, Some(d)) => {
+                return Err(ActorError::conflict(format!(
+                    "the message has decision {d}; a later decision names it in supersedes"
+                )))
+            }
+            (Some(s), _) if !m.decisions.iter().any(|d| d.decision_id == *s) => {
+                return Err(ActorError::NotFound {
+                    what: "decision to supersede".into(),
+                })
+            }
+            (Some(s), Some(d)) if s != d => {
+                return Err(ActorError::conflict(format!(
+                    "decision {s} is already superseded; the newest is {d}"
+                )))
+            }
+            (Some(_), _) => {}
+        }
+        let mut decision = decision.clone();
+        decision.files = m.kept.clone();
+        Ok(Decision {
+            reply: ConvReply {
+                conversation_id: info.conversation_id,
+                message_id: decision.decision_id.clone(),
+            },
+            events: vec![ConversationEvent::Decided {
+                message_id: message_id.to_string(),
+                decision,
+            }],
+        })
     }
 }
 
@@ -317,6 +452,52 @@ impl Entity for ConversationEntity {
                     settle(m);
                 }
             }
+            ConversationEvent::Cuts { message_id, limits } => {
+                if let Some(m) = self.message_mut(message_id) {
+                    for l in limits {
+                        if !m.cut_by.contains(l) {
+                            m.cut_by.push(l.clone());
+                        }
+                    }
+                }
+            }
+            ConversationEvent::Kept {
+                message_id,
+                files,
+                omitted,
+            } => {
+                if let Some(m) = self.message_mut(message_id) {
+                    m.kept = files.clone();
+                    m.kept_omitted = omitted.clone();
+                }
+            }
+            ConversationEvent::Decided {
+                message_id,
+                decision,
+            } => {
+                if let Some(m) = self.message_mut(message_id) {
+                    m.decisions.push(decision.clone());
+                }
+            }
+            ConversationEvent::Fresh { note } => {
+                if let Some(info) = self.info.as_mut() {
+                    info.agent_session_id = None;
+                    info.pgid = None;
+                    info.needs_choice = false;
+                    info.note = Some(note.clone());
+                }
+            }
+            ConversationEvent::Dropped { message_ids, limit } => {
+                let before = self.messages.len();
+                self.messages
+                    .retain(|m| !message_ids.contains(&m.original.message_id));
+                self.dropped += (before - self.messages.len()) as u64;
+                self.dropped_by = Some(limit.clone());
+            }
+            ConversationEvent::Removed { limit } => {
+                self.messages.clear();
+                self.removed = Some(limit.clone());
+            }
         }
     }
 
@@ -327,6 +508,7 @@ impl Entity for ConversationEntity {
     ) -> Result<Decision<ConversationEvent, ConvReply>, ActorError> {
         match command {
             ConversationCommand::Start { info, original } => {
+                self.check_kept()?;
                 if self.info.is_some() {
                     return Err(ActorError::conflict("that conversation exists"));
                 }
@@ -345,28 +527,81 @@ impl Entity for ConversationEntity {
                     },
                 })
             }
-            ConversationCommand::Send { original } => {
+            ConversationCommand::Send {
+                original,
+                max_messages,
+                fresh,
+            } => {
                 let Some(info) = &self.info else {
                     return Err(ActorError::NotFound {
                         what: "conversation".into(),
                     });
                 };
+                self.check_kept()?;
                 if self.running().is_some() {
                     return Err(ActorError::conflict("a message is running"));
                 }
-                if info.needs_choice {
+                if info.needs_choice && !fresh {
                     return Err(ActorError::conflict(format!(
-                        "the conversation needs a choice: {}",
+                        "the conversation needs a choice: {} Send with freshSession true to continue in a fresh Agent session given a summary of this conversation, or start a new conversation",
                         info.note.as_deref().unwrap_or_default()
                     )));
                 }
+                if *fresh && !info.needs_choice {
+                    return Err(ActorError::conflict(
+                        "freshSession is only for a conversation whose Agent session could not be continued",
+                    ));
+                }
+                let mut events = Vec::new();
+                let max = usize::try_from((*max_messages).max(1)).unwrap_or(usize::MAX);
+                if self.messages.len() >= max {
+                    let message_ids = self.messages[..=self.messages.len() - max]
+                        .iter()
+                        .map(|m| m.original.message_id.clone())
+                        .collect();
+                    events.push(ConversationEvent::Dropped {
+                        message_ids,
+                        limit: "conversations.maxMessages".into(),
+                    });
+                }
+                if *fresh {
+                    events.push(ConversationEvent::Fresh {
+                        note: format!(
+                            "continued in a fresh Agent session with a summary of the earlier messages ({})",
+                            info.note.as_deref().unwrap_or("the earlier session could not be continued")
+                        ),
+                    });
+                }
+                events.push(ConversationEvent::Sent {
+                    original: original.clone(),
+                });
                 Ok(Decision {
-                    events: vec![ConversationEvent::Sent {
-                        original: original.clone(),
-                    }],
+                    events,
                     reply: ConvReply {
                         conversation_id: info.conversation_id,
                         message_id: original.message_id.clone(),
+                    },
+                })
+            }
+            ConversationCommand::Decide {
+                message_id,
+                decision,
+            } => self.decide_on(message_id, decision),
+            ConversationCommand::Remove { limit } => {
+                if self.running().is_some() {
+                    return Err(ActorError::conflict("a message is running"));
+                }
+                Ok(Decision {
+                    events: vec![ConversationEvent::Removed {
+                        limit: limit.clone(),
+                    }],
+                    reply: ConvReply {
+                        conversation_id: self
+                            .info
+                            .as_ref()
+                            .map(|i| i.conversation_id)
+                            .unwrap_or_default(),
+                        message_id: String::new(),
                     },
                 })
             }

@@ -67,6 +67,8 @@ fn one_message_runs_at_a_time_and_late_facts_are_dropped() {
     assert_eq!(e.state(), "running");
     let send = ConversationCommand::Send {
         original: original("m2"),
+        max_messages: 1000,
+        fresh: false,
     };
     let refused = run(&mut e, send.clone()).unwrap_err();
     assert_eq!(refused.to_string(), "a message is running");
@@ -163,8 +165,135 @@ fn a_crash_leaves_the_running_message_unknown_with_its_permission_cancelled() {
     };
     run(&mut e, choice).unwrap();
     assert_eq!(e.state(), "needs-choice");
-    let send = ConversationCommand::Send {
+    let send = |fresh| ConversationCommand::Send {
         original: original("m2"),
+        max_messages: 1000,
+        fresh,
     };
-    assert!(run(&mut e, send).is_err(), "no silent fresh context");
+    assert!(run(&mut e, send(false)).is_err(), "no silent fresh context");
+    assert_eq!(run(&mut e, send(true)).unwrap(), 2, "the person's choice");
+    let info = e.info.as_ref().unwrap();
+    assert!(!info.needs_choice && info.agent_session_id.is_none());
+    assert!(info
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("fresh Agent session"));
+    assert_eq!(e.state(), "running");
+}
+
+fn end(e: &mut ConversationEntity, id: &str) {
+    let ended = ConversationEvent::Ended {
+        message_id: id.into(),
+        stop_reason: Some("end_turn".into()),
+        usage: None,
+        error: None,
+        cut: Cut::default(),
+    };
+    let kept = ConversationEvent::Kept {
+        message_id: id.into(),
+        files: vec![KeptFile {
+            path: "a.txt".into(),
+            digest: "ab".into(),
+            bytes: 2,
+            resource: None,
+        }],
+        omitted: vec![("b.bin".into(), "resources.maxFileBytes".into())],
+    };
+    let events = vec![kept, ended];
+    run(e, ConversationCommand::Learn { events }).unwrap();
+}
+
+fn decision(id: &str, supersedes: Option<&str>) -> ConversationCommand {
+    ConversationCommand::Decide {
+        message_id: "m1".into(),
+        decision: DecisionRecord {
+            decision_id: id.into(),
+            change_id: format!("c-{id}"),
+            decision: "accepted".into(),
+            note: None,
+            at_ms: 3,
+            by: "local".into(),
+            supersedes: supersedes.map(str::to_string),
+            files: Vec::new(),
+        },
+    }
+}
+
+#[test]
+fn decisions_are_on_ended_messages_and_each_names_the_one_it_supersedes() {
+    let mut e = started();
+    let early = run(&mut e, decision("d1", None)).unwrap_err();
+    assert_eq!(early.code(), "conflict", "{early}");
+    end(&mut e, "m1");
+    assert_eq!(run(&mut e, decision("d1", None)).unwrap(), 1);
+    let m = e.message("m1").unwrap();
+    assert_eq!(
+        m.decisions[0].files, m.kept,
+        "the versions the message kept"
+    );
+    let unnamed = run(&mut e, decision("d2", None)).unwrap_err();
+    assert_eq!(unnamed.code(), "conflict", "{unnamed}");
+    let unknown = run(&mut e, decision("d2", Some("nope"))).unwrap_err();
+    assert_eq!(unknown.code(), "not_found", "{unknown}");
+    assert_eq!(run(&mut e, decision("d2", Some("d1"))).unwrap(), 1);
+    let stale = run(&mut e, decision("d3", Some("d1"))).unwrap_err();
+    assert_eq!(stale.code(), "conflict", "{stale}");
+    let m = e.message("m1").unwrap();
+    assert_eq!(m.decisions.len(), 2, "every earlier decision is kept");
+    let missing = ConversationCommand::Decide {
+        message_id: "m9".into(),
+        decision: DecisionRecord {
+            decision_id: "d9".into(),
+            change_id: "c".into(),
+            decision: "accepted".into(),
+            note: None,
+            at_ms: 3,
+            by: "local".into(),
+            supersedes: None,
+            files: Vec::new(),
+        },
+    };
+    assert_eq!(run(&mut e, missing).unwrap_err().code(), "not_found");
+}
+
+#[test]
+fn the_oldest_messages_go_to_keep_max_messages_and_a_removed_conversation_expires() {
+    let mut e = started();
+    end(&mut e, "m1");
+    for id in ["m2", "m3"] {
+        let send = ConversationCommand::Send {
+            original: original(id),
+            max_messages: 2,
+            fresh: false,
+        };
+        run(&mut e, send).unwrap();
+        end(&mut e, id);
+    }
+    let ids: Vec<&str> = e
+        .messages
+        .iter()
+        .map(|m| m.original.message_id.as_str())
+        .collect();
+    assert_eq!(ids, ["m2", "m3"]);
+    assert_eq!(
+        (e.dropped, e.dropped_by.as_deref()),
+        (1, Some("conversations.maxMessages"))
+    );
+    let remove = ConversationCommand::Remove {
+        limit: "conversations.maxConversations".into(),
+    };
+    run(&mut e, remove).unwrap();
+    assert!(e.messages.is_empty());
+    let send = ConversationCommand::Send {
+        original: original("m4"),
+        max_messages: 2,
+        fresh: false,
+    };
+    let expired = run(&mut e, send).unwrap_err();
+    assert_eq!(expired.code(), "expired", "{expired}");
+    assert!(
+        expired.to_string().contains("maxConversations"),
+        "{expired}"
+    );
 }

@@ -1,7 +1,7 @@
 //! The events of a conversation's journal (one child actor per conversation): variants are
 //! only ever appended.
 
-use super::entity::{Cut, Info, Original, Permission};
+use super::entity::{Cut, DecisionRecord, Info, KeptFile, Original, Permission};
 use super::record::{ToolStep, Usage};
 use crate::entity::EntityEvent;
 use serde::{Deserialize, Serialize};
@@ -55,6 +55,36 @@ pub enum ConversationEvent {
     NeedsChoice {
         note: String,
     },
+    /// The `--limits` keys of the bounds that cut something of a message (before its end).
+    Cuts {
+        message_id: String,
+        limits: Vec<String>,
+    },
+    /// The files a message kept when it ended: each version captured (or its digest), and
+    /// `(path, why)` for each one left out (a limit's key, or what failed).
+    Kept {
+        message_id: String,
+        files: Vec<KeptFile>,
+        omitted: Vec<(String, String)>,
+    },
+    /// A decision on an ended message (`conversation.decide`).
+    Decided {
+        message_id: String,
+        decision: DecisionRecord,
+    },
+    /// The person chose to continue in a fresh Agent session, the history given as a summary.
+    Fresh {
+        note: String,
+    },
+    /// The oldest messages went to keep `limit`.
+    Dropped {
+        message_ids: Vec<String>,
+        limit: String,
+    },
+    /// The conversation went to keep `limit` (its identity stays: a retry answers `expired`).
+    Removed {
+        limit: String,
+    },
 }
 
 impl EntityEvent for ConversationEvent {
@@ -71,6 +101,12 @@ impl EntityEvent for ConversationEvent {
             ConversationEvent::Ended { .. } => "conversation.ended",
             ConversationEvent::Unknown { .. } => "conversation.unknown",
             ConversationEvent::NeedsChoice { .. } => "conversation.needs-choice",
+            ConversationEvent::Cuts { .. } => "conversation.cuts",
+            ConversationEvent::Kept { .. } => "conversation.kept",
+            ConversationEvent::Decided { .. } => "conversation.decided",
+            ConversationEvent::Fresh { .. } => "conversation.fresh",
+            ConversationEvent::Dropped { .. } => "conversation.dropped",
+            ConversationEvent::Removed { .. } => "conversation.removed",
         }
     }
 
@@ -102,6 +138,26 @@ impl EntityEvent for ConversationEvent {
             ConversationEvent::Unknown { message_id, reason } => {
                 format!("message {message_id} unknown: {reason}")
             }
+            ConversationEvent::Kept {
+                message_id,
+                files,
+                omitted,
+            } => format!(
+                "message {message_id} kept {} file(s), {} left out",
+                files.len(),
+                omitted.len()
+            ),
+            ConversationEvent::Decided {
+                message_id,
+                decision,
+            } => format!(
+                "message {message_id}: {} by {} ({})",
+                decision.decision, decision.by, decision.decision_id
+            ),
+            ConversationEvent::Dropped { message_ids, limit } => {
+                format!("{} message(s) removed to keep {limit}", message_ids.len())
+            }
+            ConversationEvent::Removed { limit } => format!("removed to keep {limit}"),
             other => other.kind().to_string(),
         }
     }

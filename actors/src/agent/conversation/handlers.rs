@@ -1,12 +1,15 @@
 //! The project actor's conversation messages: start and send (journaled before the Agent sees
-//! them, then handed to the driver exactly once), learn (the driver's facts, announced as
-//! `conversation.changed`), read, list, permission and stop.
+//! them, then handed to the driver exactly once; the oldest idle conversation goes to keep
+//! `conversations.maxConversations`), learn (the driver's facts, announced as
+//! `conversation.changed`), read, list, permission, stop and decide.
 
-use super::driver::{Control, Setup, Sink};
+use super::driver::{Control, Setup};
 use super::entity::{
-    ConvReply, ConversationCommand, ConversationEntity, ConversationEvent, Info, MessageState,
-    Original,
+    ConvReply, ConversationCommand, ConversationEntity, ConversationEvent, DecisionRecord, Info,
+    MessageState, Original,
 };
+pub use super::port::LearnConversation;
+use super::port::ServicePort;
 use crate::child::{Execute, Query};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
@@ -24,6 +27,8 @@ pub struct StartConversation {
     pub ctx: CommandContext,
     /// Its driver's setup (`cwd` and `resume` are set here).
     pub setup: Setup,
+    /// The frozen contexts' content given to the Agent with the text.
+    pub context: Option<String>,
 }
 
 /// `conversation.send`: the next message of a conversation.
@@ -34,14 +39,19 @@ pub struct SendMessage {
     pub original: Original,
     pub ctx: CommandContext,
     pub setup: Setup,
+    pub context: Option<String>,
+    /// Continue a conversation that needs a choice in a fresh Agent session.
+    pub fresh: bool,
 }
 
-/// The driver's facts about a conversation.
+/// `conversation.decide`: answers the conversation and the decision's id.
 #[derive(Message)]
-#[rtype(result = "Result<(), ActorError>")]
-pub struct LearnConversation {
+#[rtype(result = "Result<(ConversationEntity, String), ActorError>")]
+pub struct DecideMessage {
     pub conversation_id: Uuid,
-    pub events: Vec<ConversationEvent>,
+    pub message_id: String,
+    pub decision: DecisionRecord,
+    pub ctx: CommandContext,
 }
 
 /// One conversation (`not_found` if there is none).
@@ -92,30 +102,42 @@ async fn read(
             what: "conversation".into(),
         });
     }
+    state.check_kept()?;
     Ok(state)
 }
 
-/// Where a conversation's driver hands its facts.
-fn sink(me: Addr<ProjectActor>, conversation_id: Uuid) -> Sink {
-    std::sync::Arc::new(move |events| {
-        let me = me.clone();
-        Box::pin(async move {
-            match me
-                .send(LearnConversation {
-                    conversation_id,
-                    events,
-                })
-                .await
-            {
-                Ok(Ok(())) => true,
-                Ok(Err(e)) => {
-                    tracing::warn!(target: "rho::agent::conversation", error = %e, "a conversation fact was not journaled");
-                    true
-                }
-                Err(_) => false,
-            }
+/// A conversation's state, removed ones included (`None`: no such conversation).
+async fn peek(
+    child: Addr<crate::child::EntityActor<ConversationEntity>>,
+) -> Result<ConversationEntity, ActorError> {
+    let read = Box::new(|e: &ConversationEntity| e.clone());
+    Ok(child
+        .send(Query::<ConversationEntity, ConversationEntity> { read })
+        .await
+        .map_err(mailbox)??
+        .reply)
+}
+
+impl ProjectActor {
+    /// Where conversation `id`'s driver hands its facts and asks for files and buffers.
+    fn port(&self, me: Addr<ProjectActor>, id: Uuid) -> std::sync::Arc<ServicePort> {
+        let limits = self.config_limits();
+        std::sync::Arc::new(ServicePort {
+            me,
+            conversation_id: id,
+            principal: super::port::principal(id),
+            dir: self.dir().to_path_buf(),
+            max_file_bytes: limits.resources.max_file_bytes,
+            bounds: crate::files::PutBounds {
+                max_resources: limits.resources.max_resources,
+                max_artifact_bytes: limits.resources.max_artifact_bytes,
+            },
+            files: self
+                .config()
+                .selection
+                .is_available(crate::owners::Owner::Files),
         })
-    })
+    }
 }
 
 fn change(event: &ConversationEvent) -> (&'static str, Option<&str>, Option<&str>) {
@@ -131,27 +153,45 @@ fn change(event: &ConversationEvent) -> (&'static str, Option<&str>, Option<&str
         E::Ended { message_id, .. } | E::Unknown { message_id, .. } => {
             ("ended", Some(message_id), None)
         }
-        E::StopRequested { message_id } => ("state", Some(message_id), None),
-        E::Session { .. } | E::NeedsChoice { .. } => ("state", None, None),
+        E::StopRequested { message_id }
+        | E::Cuts { message_id, .. }
+        | E::Kept { message_id, .. } => ("state", Some(message_id), None),
+        E::Decided { message_id, .. } => ("decision", Some(message_id), None),
+        E::Session { .. }
+        | E::NeedsChoice { .. }
+        | E::Fresh { .. }
+        | E::Dropped { .. }
+        | E::Removed { .. } => ("state", None, None),
     }
 }
 
 /// Publishes `conversation.changed` for each event.
 fn announce(act: &ProjectActor, id: Uuid, events: &[ConversationEvent]) {
-    let Some(bus) = act.events() else { return };
     for e in events {
         let (change, message_id, delta) = change(e);
-        let mut data = serde_json::json!({
-            "conversationId": id.to_string(),
-            "messageId": message_id,
-            "seq": act.journal().last_assigned_seq(),
-            "change": change,
-        });
-        if let Some(d) = delta {
-            data["delta"] = serde_json::json!(d);
-        }
-        bus.publish("conversation.changed", Some(act.project_id()), data);
+        announce_one(act, id, change, message_id, delta);
     }
+}
+
+/// Publishes one `conversation.changed`.
+fn announce_one(
+    act: &ProjectActor,
+    id: Uuid,
+    change: &str,
+    message_id: Option<&str>,
+    delta: Option<&str>,
+) {
+    let Some(bus) = act.events() else { return };
+    let mut data = serde_json::json!({
+        "conversationId": id.to_string(),
+        "messageId": message_id,
+        "seq": act.journal().last_assigned_seq(),
+        "change": change,
+    });
+    if let Some(d) = delta {
+        data["delta"] = serde_json::json!(d);
+    }
+    bus.publish("conversation.changed", Some(act.project_id()), data);
 }
 
 impl ProjectActor {
@@ -162,6 +202,8 @@ impl ProjectActor {
         command: ConversationCommand,
         ctx: CommandContext,
         mut setup: Setup,
+        context: Option<String>,
+        fresh: bool,
     ) -> ResponseActFuture<Self, Result<(ConversationEntity, String), ActorError>> {
         let child = self.children().get_or_new::<ConversationEntity>(id);
         setup.cwd = self.dir().to_path_buf();
@@ -181,12 +223,12 @@ impl ProjectActor {
             };
             if m.state == MessageState::Running {
                 setup.resume = state.info.as_ref().and_then(|i| i.agent_session_id.clone());
-                let text = prompt_text(&m.original);
-                let sink = sink(actx.address(), id);
+                let text = prompt_text(&state, m, context.as_deref(), fresh);
+                let port = act.port(actx.address(), id);
                 if act
                     .owned
                     .conversations
-                    .deliver(id, &message_id, text, setup, sink)
+                    .deliver(id, &message_id, text, setup, port)
                 {
                     let sent = ConversationEvent::Sent {
                         original: m.original.clone(),
@@ -199,16 +241,30 @@ impl ProjectActor {
     }
 }
 
-/// The prompt the Agent gets: the text, and the frozen contexts named as explicit context.
-fn prompt_text(o: &Original) -> String {
-    if o.contexts.is_empty() {
-        return o.text.clone();
+/// The prompt the Agent gets: after a fresh session was chosen, a summary of the earlier
+/// messages first; then the text; then the frozen contexts' content as explicit context.
+fn prompt_text(
+    state: &ConversationEntity,
+    m: &super::entity::Message,
+    context: Option<&str>,
+    fresh: bool,
+) -> String {
+    let mut out = String::new();
+    let earlier: Vec<_> = state
+        .messages
+        .iter()
+        .take_while(|e| e.original.message_id != m.original.message_id)
+        .collect();
+    if fresh && !earlier.is_empty() {
+        out.push_str(&super::summary::summary(&earlier));
+        out.push_str("\n\n");
     }
-    format!(
-        "{}\n\nContext for this message (frozen Rho contexts; read them with Rho's tools): {}",
-        o.text,
-        o.contexts.join(", ")
-    )
+    out.push_str(&m.original.text);
+    if let Some(c) = context {
+        out.push_str("\n\n");
+        out.push_str(c);
+    }
+    out
 }
 
 impl Handler<StartConversation> for ProjectActor {
@@ -220,7 +276,64 @@ impl Handler<StartConversation> for ProjectActor {
             info: Box::new(msg.info),
             original: msg.original,
         };
-        self.accept_message(id, command, msg.ctx, msg.setup)
+        let max = self.config_limits().conversations.max_conversations;
+        let all = self.children().all::<ConversationEntity>();
+        // A retried start finds its own conversation: its identity answers, nothing goes.
+        let exists = all.iter().any(|(cid, _)| *cid == id);
+        let room = async move {
+            if exists {
+                return Ok(None);
+            }
+            let mut kept = Vec::new();
+            for (cid, child) in all {
+                let c = peek(child.clone()).await?;
+                if c.info.is_some() && c.removed.is_none() {
+                    kept.push((c, cid, child));
+                }
+            }
+            if (kept.len() as u64) < max.max(1) {
+                return Ok(None);
+            }
+            kept.retain(|(c, _, _)| c.running().is_none());
+            kept.sort_by_key(|(c, _, _)| c.info.as_ref().map(|i| i.started_ms));
+            match kept.into_iter().next() {
+                Some((_, cid, child)) => Ok(Some((cid, child))),
+                None => Err(ActorError::Limit {
+                    limit: "conversations.maxConversations".into(),
+                    value: max,
+                }),
+            }
+        };
+        let (ctx, setup, context) = (msg.ctx, msg.setup, msg.context);
+        Box::pin(
+            room.into_actor(self)
+                .then(move |room, act, _| -> ResponseActFuture<Self, _> {
+                    match room {
+                        Err(e) => Box::pin(fut::ready(Err(e))),
+                        Ok(None) => act.accept_message(id, command, ctx, setup, context, false),
+                        Ok(Some((gone, child))) => {
+                            let remove = Execute::<ConversationEntity> {
+                                command: ConversationCommand::Remove {
+                                    limit: "conversations.maxConversations".into(),
+                                },
+                                ctx: CommandContext::now(crate::Principal::System),
+                            };
+                            let removed = act.dispatch(child, remove, true);
+                            Box::pin(removed.then(
+                                move |res: Result<ConvReply, ActorError>, act, _| {
+                                    if res.is_ok() {
+                                        let event = ConversationEvent::Removed {
+                                            limit: "conversations.maxConversations".into(),
+                                        };
+                                        announce(act, gone, &[event]);
+                                    }
+                                    act.accept_message(id, command, ctx, setup, context, false)
+                                },
+                            ))
+                        }
+                    }
+                }),
+        )
     }
 }
 
@@ -239,8 +352,57 @@ impl Handler<SendMessage> for ProjectActor {
         }
         let command = ConversationCommand::Send {
             original: msg.original,
+            max_messages: self.config_limits().conversations.max_messages,
+            fresh: msg.fresh,
         };
-        self.accept_message(msg.conversation_id, command, msg.ctx, msg.setup)
+        self.accept_message(
+            msg.conversation_id,
+            command,
+            msg.ctx,
+            msg.setup,
+            msg.context,
+            msg.fresh,
+        )
+    }
+}
+
+impl Handler<DecideMessage> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<(ConversationEntity, String), ActorError>>;
+
+    fn handle(&mut self, msg: DecideMessage, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        let Some(child) = self.children().get::<ConversationEntity>(id) else {
+            return Box::pin(fut::ready(Err(ActorError::NotFound {
+                what: "conversation".into(),
+            })));
+        };
+        let reader = child.clone();
+        let message_id = msg.message_id.clone();
+        let command = ConversationCommand::Decide {
+            message_id: msg.message_id,
+            decision: msg.decision,
+        };
+        let decided = self.dispatch(
+            child,
+            Execute::<ConversationEntity> {
+                command,
+                ctx: msg.ctx,
+            },
+            true,
+        );
+        Box::pin(
+            decided.then(move |res: Result<ConvReply, ActorError>, act, _| {
+                let announced = res.map(|reply| {
+                    announce_one(act, id, "decision", Some(&message_id), None);
+                    reply.message_id
+                });
+                async move {
+                    let decision_id = announced?;
+                    Ok((read(reader).await?, decision_id))
+                }
+                .into_actor(act)
+            }),
+        )
     }
 }
 
@@ -294,10 +456,9 @@ impl Handler<ListConversations> for ProjectActor {
             admitted?;
             let mut out = Vec::new();
             for (_, child) in all {
-                match read(child).await {
-                    Ok(c) => out.push(c),
-                    Err(ActorError::NotFound { .. }) => {}
-                    Err(e) => return Err(e),
+                let c = peek(child).await?;
+                if c.info.is_some() {
+                    out.push(c);
                 }
             }
             out.sort_by_key(|c| std::cmp::Reverse(c.info.as_ref().map(|i| i.started_ms)));

@@ -22,6 +22,8 @@ pub enum Backend {
     ClaudeAgentAcp,
     /// Codex through `@agentclientprotocol/codex-acp`.
     CodexAcp,
+    /// Claude Code's own non-interactive CLI, one `claude -p` per message (`cli.rs`).
+    ClaudeCli,
 }
 
 impl Backend {
@@ -30,6 +32,7 @@ impl Backend {
         match self {
             Backend::ClaudeAgentAcp => "claude-agent-acp",
             Backend::CodexAcp => "codex-acp",
+            Backend::ClaudeCli => "claude-cli",
         }
     }
 
@@ -38,29 +41,40 @@ impl Backend {
         match name {
             "claude-agent-acp" => Some(Backend::ClaudeAgentAcp),
             "codex-acp" => Some(Backend::CodexAcp),
+            "claude-cli" => Some(Backend::ClaudeCli),
             _ => None,
         }
     }
 
-    /// The npm package and its pinned version.
-    pub fn package(self) -> (&'static str, &'static str) {
+    /// The ACP adapter's npm package and its pinned version (`None`: no adapter).
+    pub fn package(self) -> Option<(&'static str, &'static str)> {
         match self {
-            Backend::ClaudeAgentAcp => (
+            Backend::ClaudeAgentAcp => Some((
                 "@agentclientprotocol/claude-agent-acp",
                 CLAUDE_AGENT_ACP_VERSION,
-            ),
-            Backend::CodexAcp => ("@agentclientprotocol/codex-acp", CODEX_ACP_VERSION),
+            )),
+            Backend::CodexAcp => Some(("@agentclientprotocol/codex-acp", CODEX_ACP_VERSION)),
+            Backend::ClaudeCli => None,
         }
     }
 
     /// The variable that points the adapter at the person's CLI.
     fn cli_variable(self) -> &'static str {
         match self {
-            Backend::ClaudeAgentAcp => "CLAUDE_CODE_EXECUTABLE",
+            Backend::ClaudeAgentAcp | Backend::ClaudeCli => "CLAUDE_CODE_EXECUTABLE",
             Backend::CodexAcp => "CODEX_PATH",
         }
     }
 }
+
+/// The adapters' packages and pins, for the install command.
+const ADAPTERS: [(&str, &str); 2] = [
+    (
+        "@agentclientprotocol/claude-agent-acp",
+        CLAUDE_AGENT_ACP_VERSION,
+    ),
+    ("@agentclientprotocol/codex-acp", CODEX_ACP_VERSION),
+];
 
 /// Where the runtimes are: Node 22, the adapters' npm prefix and the person's CLIs.
 #[derive(Debug, Clone)]
@@ -95,41 +109,61 @@ pub enum LaunchError {
 impl Runtimes {
     /// The one command that installs the pinned adapters (without their bundled CLIs).
     pub fn install_command(&self) -> String {
-        let (claude, cv) = Backend::ClaudeAgentAcp.package();
-        let (codex, xv) = Backend::CodexAcp.package();
+        let [(claude, cv), (codex, xv)] = ADAPTERS;
         format!(
             "npm install --omit=optional --prefix {} {claude}@{cv} {codex}@{xv}",
             self.adapters.display()
         )
     }
 
-    /// The adapter's entry point.
+    /// The adapter's entry point (the CLI itself for `claude-cli`).
     pub fn entry(&self, backend: Backend) -> PathBuf {
-        self.adapters
-            .join("node_modules")
-            .join(backend.package().0)
-            .join("dist/index.js")
+        match backend.package() {
+            Some((package, _)) => self
+                .adapters
+                .join("node_modules")
+                .join(package)
+                .join("dist/index.js"),
+            None => self.claude.clone(),
+        }
     }
 
-    fn cli(&self, backend: Backend) -> &Path {
+    /// The person's CLI a backend drives.
+    pub fn cli(&self, backend: Backend) -> &Path {
         match backend {
-            Backend::ClaudeAgentAcp => &self.claude,
+            Backend::ClaudeAgentAcp | Backend::ClaudeCli => &self.claude,
             Backend::CodexAcp => &self.codex,
         }
+    }
+
+    /// What is missing of Node and the pinned adapters (for the note at start), if anything.
+    pub fn missing_adapters(&self) -> Vec<String> {
+        let mut missing = Vec::new();
+        if !self.node.is_file() {
+            missing.push(format!("node at {}", self.node.display()));
+        }
+        for backend in [Backend::ClaudeAgentAcp, Backend::CodexAcp] {
+            let entry = self.entry(backend);
+            if !entry.is_file() {
+                missing.push(format!("{} at {}", backend.name(), entry.display()));
+            }
+        }
+        missing
     }
 
     /// Checks that node, the adapter and the CLI exist.
     pub fn check(&self, backend: Backend) -> Result<(), LaunchError> {
         let entry = self.entry(backend);
-        let missing: Vec<String> = [
-            ("node", self.node.as_path()),
-            (backend.name(), entry.as_path()),
-            ("the CLI", self.cli(backend)),
-        ]
-        .iter()
-        .filter(|(_, p)| !p.is_file())
-        .map(|(what, p)| format!("{what} at {}", p.display()))
-        .collect();
+        let mut needed = vec![("node", self.node.as_path())];
+        if backend.package().is_some() {
+            needed.push((backend.name(), entry.as_path()));
+        }
+        needed.push(("the CLI", self.cli(backend)));
+        let missing: Vec<String> = needed
+            .iter()
+            .filter(|(_, p)| !p.is_file())
+            .map(|(what, p)| format!("{what} at {}", p.display()))
+            .collect();
         if missing.is_empty() {
             return Ok(());
         }
@@ -149,46 +183,76 @@ impl Runtimes {
             // Truthy, it makes the adapter pass --allow-dangerously-skip-permissions (bypass_root as root).
             .env_remove("IS_SANDBOX")
             .env(backend.cli_variable(), self.cli(backend))
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let program = self.node.display().to_string();
-        let mut child = cmd.spawn().map_err(|e| LaunchError::Spawn {
-            program: program.clone(),
-            message: e.to_string(),
-        })?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err(LaunchError::Spawn {
-                program,
-                message: "stdio pipes missing".into(),
-            });
-        };
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        if let Some(stderr) = child.stderr.take() {
-            let tail = tail.clone();
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    tracing::debug!(target: "rho::agent::adapter", stderr = %line);
-                    let mut t = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                    if t.len() == STDERR_TAIL_LINES {
-                        t.pop_front();
-                    }
-                    t.push_back(line);
-                }
-            });
-        }
-        let pgid = child.id().and_then(|p| i32::try_from(p).ok());
-        Ok(Adapter {
-            child,
-            pgid,
-            stdio: Some((stdin, stdout)),
-            tail,
-        })
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        launch(cmd, &self.node)
     }
+
+    /// Starts the person's Claude Code CLI in `cwd` with `args` (the `claude-cli` driver), Node's
+    /// folder first on its PATH (the CLI is a Node program).
+    pub fn spawn_cli(&self, cwd: &Path, args: &[String]) -> Result<Adapter, LaunchError> {
+        self.check(Backend::ClaudeCli)?;
+        let path = self
+            .env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var("PATH").ok())
+            .unwrap_or_default();
+        let path = match self.node.parent() {
+            Some(dir) => format!("{}:{path}", dir.display()),
+            None => path,
+        };
+        let mut cmd = Command::new(&self.claude);
+        cmd.args(args)
+            .current_dir(cwd)
+            .env_remove("IS_SANDBOX")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .env("PATH", path);
+        launch(cmd, &self.claude)
+    }
+}
+
+/// Starts `cmd` with piped stdio in its own process group (killed with the handle), keeping the
+/// tail of its stderr.
+fn launch(mut cmd: Command, program: &Path) -> Result<Adapter, LaunchError> {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let program = program.display().to_string();
+    let mut child = cmd.spawn().map_err(|e| LaunchError::Spawn {
+        program: program.clone(),
+        message: e.to_string(),
+    })?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(LaunchError::Spawn {
+            program,
+            message: "stdio pipes missing".into(),
+        });
+    };
+    let tail = Arc::new(Mutex::new(VecDeque::new()));
+    if let Some(stderr) = child.stderr.take() {
+        let tail = tail.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(target: "rho::agent::adapter", stderr = %line);
+                let mut t = tail.lock().unwrap_or_else(PoisonError::into_inner);
+                if t.len() == STDERR_TAIL_LINES {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+    }
+    let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+    Ok(Adapter {
+        child,
+        pgid,
+        stdio: Some((stdin, stdout)),
+        tail,
+    })
 }
 
 /// A running adapter process, the leader of its own process group; dropping it kills the group.

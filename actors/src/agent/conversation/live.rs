@@ -2,7 +2,7 @@
 //! message handed to its driver exactly once; and the recovery that kills an adapter's process
 //! group that outlived a crash of Rho.
 
-use super::driver::{self, Control, Setup, Sink};
+use super::driver::{self, Control, Port, Setup};
 use super::entity::ConversationEntity;
 use crate::child::Query;
 use crate::project_actor::ProjectActor;
@@ -31,7 +31,7 @@ impl LiveConversations {
         message_id: &str,
         text: String,
         setup: Setup,
-        sink: Sink,
+        port: std::sync::Arc<dyn Port>,
     ) -> bool {
         if self
             .drivers
@@ -44,14 +44,16 @@ impl LiveConversations {
         if stale {
             self.drivers.remove(&id);
         }
+        let resume = setup.resume.clone();
         let d = self.drivers.entry(id).or_insert_with(|| Driver {
-            tx: driver::spawn(setup, sink),
+            tx: driver::spawn(setup, port),
             prompted: HashSet::new(),
         });
         d.prompted.insert(message_id.to_string());
         let prompt = Control::Prompt {
             message_id: message_id.to_string(),
             text,
+            resume,
         };
         if d.tx.send(prompt).is_err() {
             tracing::warn!(target: "rho::agent::conversation", conversation = %id, "the driver ended before the prompt");
@@ -69,7 +71,8 @@ impl LiveConversations {
 
 /// Recovery: an adapter's process group recorded by a conversation that still exists after a
 /// crash (Rho was killed; its children were not) is killed. The group is checked to be an ACP
-/// adapter's first, so a reused process id is left alone.
+/// adapter's (or a `claude -p` of the `claude-cli` driver) first, so a reused process id is
+/// left alone.
 pub(crate) fn recover(act: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
     let children = act.children().all::<ConversationEntity>();
     let work = async move {
@@ -92,7 +95,8 @@ pub(crate) fn recover(act: &mut ProjectActor, ctx: &mut Context<ProjectActor>) {
 fn kill_adapter_group(pgid: i32) {
     let cmdline = std::fs::read(format!("/proc/{pgid}/cmdline")).unwrap_or_default();
     let cmdline = String::from_utf8_lossy(&cmdline);
-    if !cmdline.contains("@agentclientprotocol") {
+    let cli = cmdline.contains("claude") && cmdline.contains("\0stream-json\0");
+    if !cmdline.contains("@agentclientprotocol") && !cli {
         return;
     }
     tracing::info!(target: "rho::agent::conversation", pgid, "killing an adapter that outlived Rho");

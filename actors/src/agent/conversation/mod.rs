@@ -1,20 +1,27 @@
-//! Conversations with the person's Claude Code and Codex over ACP: the typed ACP client, the
-//! adapter launch, a session's turns, the record each message keeps, and the conversation
-//! service on top: one journaled child actor per conversation, its live driver and `conversation.*`.
+//! Conversations with the person's Claude Code and Codex over ACP (or Claude Code's own CLI):
+//! the typed ACP client, the launch, a session's turns, the record each message keeps, and the
+//! conversation service on top: one journaled child actor per conversation, its live driver and
+//! `conversation.*`.
 
 pub mod acp;
+pub mod cli;
 pub mod contract;
+mod control;
 pub mod driver;
 pub mod entity;
 #[cfg(test)]
 mod entity_tests;
 pub mod events;
 pub mod handlers;
+pub mod kept;
 pub mod launch;
 pub mod live;
+pub mod port;
 pub mod record;
 pub mod render;
 pub mod session;
+pub mod summary;
+mod turn;
 
 pub use entity::ConversationEntity;
 pub use launch::{Backend, LaunchError, Runtimes};

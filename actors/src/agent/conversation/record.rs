@@ -3,6 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The `--limits` keys of the bounds a message's record applies, named in what it cut.
+pub const MESSAGE_BYTES: &str = "conversations.maxMessageBytes";
+pub const STEPS: &str = "conversations.maxSteps";
+pub const OUTPUT_LINES: &str = "conversations.maxOutputLines";
+pub const OUTPUT_BYTES: &str = "conversations.maxOutputBytes";
+pub const INPUT_CHARS: &str = "conversations.maxInputChars";
 
 /// Bounds on what one message keeps (the `conversations` limits group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,12 +30,19 @@ pub struct RecordLimits {
 
 impl Default for RecordLimits {
     fn default() -> Self {
+        RecordLimits::from(&crate::limits::ConversationLimits::default())
+    }
+}
+
+impl From<&crate::limits::ConversationLimits> for RecordLimits {
+    fn from(l: &crate::limits::ConversationLimits) -> Self {
+        let n = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         RecordLimits {
-            message_bytes: 256 * 1024,
-            steps: 500,
-            output_lines: 20,
-            output_bytes: 2048,
-            input_chars: 200,
+            message_bytes: n(l.max_message_bytes),
+            steps: n(l.max_steps),
+            output_lines: n(l.max_output_lines),
+            output_bytes: n(l.max_output_bytes),
+            input_chars: n(l.max_input_chars),
         }
     }
 }
@@ -78,26 +93,45 @@ pub struct MessageRecord {
     /// The prompt's ACP stop reason once it answered.
     pub stop_reason: Option<String>,
     pub usage: Option<Usage>,
+    /// The `--limits` keys of every bound that cut something of this message.
+    #[serde(skip)]
+    pub cut_by: BTreeSet<&'static str>,
+    /// `(code, message)` the driver has to say about the message (`claude-cli`: a permission
+    /// it could not answer).
+    pub notice: Option<(String, String)>,
 }
 
-fn bounded(s: &str, chars: usize) -> String {
+/// The first line of `s`, at most `chars` characters (`cut` names the key when it was longer).
+fn bounded(s: &str, chars: usize, cut: &mut BTreeSet<&'static str>) -> String {
     let line = s.lines().next().unwrap_or_default();
+    if line.chars().nth(chars).is_some() {
+        cut.insert(INPUT_CHARS);
+    }
     line.chars().take(chars).collect()
 }
 
 /// The last `lines` lines of `s`, at most `bytes` bytes (cut on a character boundary).
 pub fn tail(s: &str, lines: usize, bytes: usize) -> String {
+    tail_cut(s, lines, bytes).0
+}
+
+/// [`tail`], and the key of the bound that cut it (lines first), if one did.
+pub fn tail_cut(s: &str, lines: usize, bytes: usize) -> (String, Option<&'static str>) {
     let all: Vec<&str> = s.trim_end_matches('\n').lines().collect();
+    let mut cut = (all.len() > lines).then_some(OUTPUT_LINES);
     let kept = all[all.len().saturating_sub(lines)..].join("\n");
     let mut start = kept.len().saturating_sub(bytes);
     while !kept.is_char_boundary(start) {
         start += 1;
     }
-    kept[start..].to_string()
+    if start > 0 {
+        cut = cut.or(Some(OUTPUT_BYTES));
+    }
+    (kept[start..].to_string(), cut)
 }
 
 /// The identifying input of a tool call's raw input.
-fn identifying(raw: &Value) -> Option<String> {
+pub fn identifying_input(raw: &Value) -> Option<String> {
     let field = [
         "command",
         "cmd",
@@ -195,6 +229,7 @@ impl MessageRecord {
             if !step.output.is_empty() {
                 step.output.clear();
                 step.output_dropped = true;
+                self.cut_by.insert(MESSAGE_BYTES);
             }
         }
     }
@@ -215,6 +250,7 @@ impl MessageRecord {
                     }
                     self.text.push_str(&text[..end]);
                     self.text_cut = true;
+                    self.cut_by.insert(MESSAGE_BYTES);
                     self.cut_text_bytes += (text.len() - end) as u64;
                 } else {
                     self.text.push_str(text);
@@ -229,6 +265,7 @@ impl MessageRecord {
                     Some(i) => i,
                     None if self.steps.len() >= limits.steps => {
                         self.steps_cut = true;
+                        self.cut_by.insert(STEPS);
                         if update["sessionUpdate"] == "tool_call" {
                             self.cut_steps += 1;
                         }
@@ -244,7 +281,7 @@ impl MessageRecord {
                         self.steps.len() - 1
                     }
                 };
-                merge(&mut self.steps[index], update, limits);
+                merge(&mut self.steps[index], update, limits, &mut self.cut_by);
                 self.make_room(0, limits);
                 true
             }
@@ -253,9 +290,9 @@ impl MessageRecord {
     }
 }
 
-fn merge(step: &mut ToolStep, u: &Value, limits: &RecordLimits) {
+fn merge(step: &mut ToolStep, u: &Value, limits: &RecordLimits, cut: &mut BTreeSet<&'static str>) {
     if let Some(t) = u["title"].as_str().filter(|t| !t.is_empty()) {
-        step.title = bounded(t, limits.input_chars);
+        step.title = bounded(t, limits.input_chars, cut);
     }
     if let Some(k) = u["kind"].as_str() {
         step.kind = k.to_string();
@@ -263,14 +300,17 @@ fn merge(step: &mut ToolStep, u: &Value, limits: &RecordLimits) {
     if let Some(s) = u["status"].as_str() {
         step.status = s.to_string();
     }
-    if let Some(input) = identifying(&u["rawInput"]) {
+    if let Some(input) = identifying_input(&u["rawInput"]) {
+        if input.chars().nth(limits.input_chars).is_some() {
+            cut.insert(INPUT_CHARS);
+        }
         step.input = Some(input.chars().take(limits.input_chars).collect());
     }
     if let Some(p) = u["rawInput"]["description"]
         .as_str()
         .filter(|p| !p.is_empty())
     {
-        step.purpose = Some(bounded(p, limits.input_chars));
+        step.purpose = Some(bounded(p, limits.input_chars, cut));
     }
     if step.kind != "execute" {
         return;
@@ -291,7 +331,9 @@ fn merge(step: &mut ToolStep, u: &Value, limits: &RecordLimits) {
     } else {
         return;
     };
-    step.output = tail(&output, limits.output_lines, limits.output_bytes);
+    let (kept, by) = tail_cut(&output, limits.output_lines, limits.output_bytes);
+    step.output = kept;
+    cut.extend(by);
 }
 
 #[cfg(test)]
@@ -310,6 +352,7 @@ mod tests {
         m.fold(&json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "world!"}}), 2, &limits);
         assert_eq!(m.text, "Hello worl");
         assert!(m.text_cut);
+        assert_eq!(m.cut_by, BTreeSet::from([MESSAGE_BYTES]));
         assert!(!m.fold(
             &json!({"sessionUpdate": "usage_update", "used": 3}),
             3,
@@ -330,6 +373,13 @@ mod tests {
         assert_eq!(s.started_ms, 5);
         assert_eq!(s.exit_code, Some(2));
         assert_eq!(s.output.lines().count(), 20);
+        assert!(m.cut_by.contains(OUTPUT_LINES), "{:?}", m.cut_by);
+        assert!(!m.cut_by.contains(INPUT_CHARS), "{:?}", m.cut_by);
+        assert_eq!(
+            tail_cut("a\nb", 20, 1),
+            ("b".to_string(), Some(OUTPUT_BYTES))
+        );
+        assert_eq!(tail_cut("a\nb", 20, 10), ("a\nb".to_string(), None));
         assert!(s.output.starts_with("line11") && s.output.ends_with("line30"));
         assert_eq!(tail(&"x".repeat(5000), 20, 2048).len(), 2048);
         // A full message gives up a command's output before it cuts text.

@@ -1,10 +1,12 @@
 //! The wire views of a conversation's journaled record (docs/conversations.md shapes).
 
 use super::contract::{
-    ConversationView, CutView, ErrorView, MessageView, OptionView, PartView, PermissionView,
-    StepView, UsageView,
+    ConversationView, CutView, DecisionView, DroppedView, ErrorView, FileVersionView, MessageView,
+    OmittedView, OptionView, PartView, PermissionView, ResourceRefView, StepView, UsageView,
 };
-use super::entity::{ConversationEntity, Message, MessageState, Part, Permission};
+use super::entity::{
+    ConversationEntity, DecisionRecord, KeptFile, Message, MessageState, Part, Permission,
+};
 use super::launch::Backend;
 use super::record::ToolStep;
 use rho_plumbing::time::{rfc3339_ms, rfc3339_ms_opt};
@@ -14,6 +16,7 @@ pub fn backend(b: Backend) -> &'static str {
     match b {
         Backend::ClaudeAgentAcp => "claude",
         Backend::CodexAcp => "codex",
+        Backend::ClaudeCli => "claude-cli",
     }
 }
 
@@ -22,6 +25,7 @@ pub fn parse_backend(name: &str) -> Option<Backend> {
     match name {
         "claude" => Some(Backend::ClaudeAgentAcp),
         "codex" => Some(Backend::CodexAcp),
+        "claude-cli" => Some(Backend::ClaudeCli),
         other => Backend::parse(other),
     }
 }
@@ -46,7 +50,38 @@ pub fn conversation(c: &ConversationEntity) -> Option<ConversationView> {
         last_at: rfc3339_ms(last),
         agent_session_id: info.agent_session_id.clone(),
         note: info.note.clone(),
+        dropped: c.dropped_by.as_ref().map(|limit| DroppedView {
+            count: c.dropped,
+            limit: limit.clone(),
+        }),
     })
+}
+
+/// A kept file version.
+pub fn file(f: &KeptFile) -> FileVersionView {
+    FileVersionView {
+        path: f.path.clone(),
+        digest: format!("sha256:{}", f.digest),
+        bytes: f.bytes,
+        resource: f.resource.map(|(id, version)| ResourceRefView {
+            id: id.to_string(),
+            version,
+        }),
+    }
+}
+
+/// A decision's view.
+pub fn decision(message_id: &str, d: &DecisionRecord) -> DecisionView {
+    DecisionView {
+        decision_id: d.decision_id.clone(),
+        message_id: message_id.to_string(),
+        decision: d.decision.clone(),
+        note: d.note.clone(),
+        at: rfc3339_ms(d.at_ms),
+        by: d.by.clone(),
+        supersedes: d.supersedes.clone(),
+        resources: d.files.iter().map(file).collect(),
+    }
 }
 
 fn step(s: &ToolStep) -> StepView {
@@ -137,11 +172,27 @@ pub fn message(m: &Message) -> MessageView {
             total_tokens: u.total_tokens,
         }),
         permissions: m.permissions.iter().map(permission).collect(),
-        decisions: Vec::new(),
-        cut: (cut.text_bytes + cut.steps + cut.outputs > 0).then_some(CutView {
-            text_bytes: cut.text_bytes,
-            steps: cut.steps,
-            outputs: cut.outputs,
+        decisions: m
+            .decisions
+            .iter()
+            .map(|d| decision(&o.message_id, d))
+            .collect(),
+        cut: (cut.text_bytes + cut.steps + cut.outputs > 0 || !m.cut_by.is_empty()).then(|| {
+            CutView {
+                text_bytes: cut.text_bytes,
+                steps: cut.steps,
+                outputs: cut.outputs,
+                limits: m.cut_by.clone(),
+            }
         }),
+        kept: m.kept.iter().map(file).collect(),
+        kept_omitted: m
+            .kept_omitted
+            .iter()
+            .map(|(path, reason)| OmittedView {
+                path: path.clone(),
+                reason: reason.clone(),
+            })
+            .collect(),
     }
 }

@@ -57,6 +57,9 @@ pub enum TurnEvent {
     Failed(AcpError),
     /// The adapter's connection closed mid-turn: the outcome is unknown.
     Lost,
+    /// The Agent session to continue could not be loaded (the `claude-cli` driver learns it
+    /// only when a message runs): the conversation needs the person's choice.
+    Unresumable(String),
 }
 
 /// A started Agent session and its adapter.
@@ -94,6 +97,21 @@ impl AgentSession {
         resume: Option<&str>,
         limits: RecordLimits,
     ) -> Result<AgentSession, SessionError> {
+        Self::start_with(runtimes, backend, cwd, mcp_servers, resume, limits, None).await
+    }
+
+    /// [`AgentSession::start`] with `instructions` appended to the Agent's system prompt (ACP's
+    /// `systemPrompt`, mode `append`; both pinned adapters take it on `session/new` and
+    /// `session/load`).
+    pub async fn start_with(
+        runtimes: &Runtimes,
+        backend: Backend,
+        cwd: &Path,
+        mcp_servers: Vec<Value>,
+        resume: Option<&str>,
+        limits: RecordLimits,
+        instructions: Option<&str>,
+    ) -> Result<AgentSession, SessionError> {
         let mut adapter = runtimes.spawn(backend, cwd)?;
         let Some((stdin, stdout)) = adapter.take_stdio() else {
             return Err(AcpError::Transport {
@@ -111,7 +129,11 @@ impl AgentSession {
         let load_session = init["agentCapabilities"]["loadSession"]
             .as_bool()
             .unwrap_or(false);
-        let params = json!({"cwd": cwd, "mcpServers": mcp_servers});
+        let mut params = json!({"cwd": cwd, "mcpServers": mcp_servers});
+        if let Some(text) = instructions {
+            params["systemPrompt"] =
+                json!({"mode": "append", "content": [{"type": "text", "text": text}]});
+        }
         let (session_id, modes) = match resume {
             Some(id) => {
                 let mut p = params;

@@ -1,11 +1,12 @@
 //! `console.run`: check the folder, journal the command (identity, limits, eviction), start its
 //! guard exactly once (the record folder is created once), journal its start and follow it.
 
-use super::state::{one, AcceptCommand, LearnCommand};
+use super::state::{one, AcceptCommand, LearnEvents};
 use crate::console::entity::{CommandRecord, CommandState, ConsoleEvent};
 use crate::console::{follow, process};
 use crate::entity::CommandContext;
 use crate::error::ActorError;
+use crate::limits::ConsoleLimits;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 use rho_kernels::console::files;
@@ -56,6 +57,24 @@ pub fn resolve_cwd(project: &Path, cwd: Option<&str>) -> Result<(PathBuf, String
     Ok((full, rel.to_string()))
 }
 
+/// Creates the record folder `dir` and starts its guard, which waits for go. `Ok(None)`: the
+/// folder exists, so another caller starts (or started) this command: exactly once.
+fn prepare(
+    dir: &Path,
+    cwd: &Path,
+    text: &str,
+    limits: &ConsoleLimits,
+) -> Result<Option<process::Prepared>, ActorError> {
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| ActorError::internal(format!("the console folder: {e}")))?;
+    }
+    if std::fs::create_dir(dir).is_err() {
+        return Ok(None);
+    }
+    process::prepare_guard(dir, cwd, text, limits).map(Some)
+}
+
 impl Handler<RunConsole> for ProjectActor {
     type Result = ResponseFuture<Result<CommandRecord, ActorError>>;
 
@@ -79,65 +98,117 @@ impl Handler<RunConsole> for ProjectActor {
                 ended: None,
                 note: None,
             };
-            let accepted = me
-                .send(AcceptCommand {
-                    record: Box::new(record),
-                    ctx: msg.ctx,
-                })
-                .await
-                .map_err(|e| ActorError::internal(e.to_string()))??;
+            // The guard of a new record gets ready (its exec, its session, its output file) while
+            // the record is made durable; it runs the command only when told to go (decision 0608).
+            let fresh = record.command_id.clone();
+            let fresh_dir = files::record_dir(&project, &fresh);
+            let ahead = {
+                let (d, c, t, l) = (
+                    fresh_dir.clone(),
+                    cwd.clone(),
+                    record.text.clone(),
+                    limits.clone(),
+                );
+                tokio::task::spawn_blocking(move || prepare(&d, &c, &t, &l))
+            };
+            let accept = me.send(AcceptCommand {
+                record: Box::new(record),
+                ctx: msg.ctx,
+            });
+            let (ahead, accepted) = tokio::join!(ahead, accept);
+            let ahead = ahead.unwrap_or_else(|e| Err(ActorError::internal(e.to_string())));
+            let accepted = match accepted
+                .map_err(|e| ActorError::internal(e.to_string()))
+                .and_then(|r| r)
+            {
+                Ok(a) => a,
+                Err(e) => {
+                    if let Ok(Some(p)) = ahead {
+                        p.cancel(Some(fresh_dir));
+                    }
+                    return Err(e);
+                }
+            };
             for old in &accepted.evicted {
                 let _ = std::fs::remove_dir_all(files::record_dir(&project, old));
             }
             let id = accepted.record.command_id.clone();
-            let current =
+            let (current, prepared) = if id == fresh {
+                (accepted.record, Some(ahead))
+            } else {
+                // The same changeId named an earlier record: this request's guard is not needed.
+                if let Ok(Some(p)) = ahead {
+                    p.cancel(Some(fresh_dir));
+                }
                 match one(&me, &id).await {
-                    Ok(c) => c,
+                    Ok(c) => (c, None),
                     Err(ActorError::NotFound { .. }) => return Err(ActorError::Expired {
                         reason:
                             "this changeId's command record was evicted under console.maxRecords"
                                 .into(),
                     }),
                     Err(e) => return Err(e),
-                };
+                }
+            };
             let dir = files::record_dir(&project, &id);
             if current.state != CommandState::Starting {
+                if let Some(Ok(Some(p))) = prepared {
+                    p.cancel(Some(dir));
+                }
                 return Ok(current);
             }
-            if let Some(parent) = dir.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| ActorError::internal(format!("the console folder: {e}")))?;
-            }
-            // Exactly once: only the caller that creates the record folder starts the guard.
-            if std::fs::create_dir(&dir).is_err() {
-                return Ok(current);
-            }
-            let text = current.text.clone();
-            let (d, l) = (dir.clone(), limits.clone());
-            let outcome =
-                tokio::task::spawn_blocking(move || process::start_guard(&d, &cwd, &text, &l))
+            let prepared = match prepared {
+                Some(ready) => ready,
+                None => {
+                    // An earlier record still starting: exactly once, only the caller that
+                    // creates its folder starts its guard.
+                    let (d, c, t, l) = (
+                        dir.clone(),
+                        cwd.clone(),
+                        current.text.clone(),
+                        limits.clone(),
+                    );
+                    tokio::task::spawn_blocking(move || prepare(&d, &c, &t, &l))
+                        .await
+                        .map_err(|e| ActorError::internal(e.to_string()))?
+                }
+            };
+            let prepared = match prepared {
+                Ok(Some(p)) => Ok(p),
+                Ok(None) => return Ok(current),
+                Err(e) => Err(e),
+            };
+            let d = dir.clone();
+            let outcome = match prepared {
+                Ok(p) => tokio::task::spawn_blocking(move || p.go(&d))
                     .await
-                    .map_err(|e| ActorError::internal(e.to_string()))?;
+                    .map_err(|e| ActorError::internal(e.to_string()))?,
+                Err(e) => Err(e),
+            };
             let (outcome, guard_ended) = match outcome {
                 Ok((o, g)) => (Ok(o), Some(g)),
                 Err(e) => (Err(e), None),
             };
-            let event = match outcome {
-                Ok(Ok(started)) => ConsoleEvent::Started {
-                    command_id: id.clone(),
-                    started,
-                },
-                Ok(Err(ended)) => ConsoleEvent::Ended {
-                    command_id: id.clone(),
-                    ended,
-                },
-                Err(e) => ConsoleEvent::Unknown {
+            let events = match outcome {
+                Ok(launch) => {
+                    let started = launch.started.map(|started| ConsoleEvent::Started {
+                        command_id: id.clone(),
+                        started,
+                    });
+                    let ended = launch.ended.map(|ended| ConsoleEvent::Ended {
+                        command_id: id.clone(),
+                        ended,
+                    });
+                    started.into_iter().chain(ended).collect()
+                }
+                Err(e) => vec![ConsoleEvent::Unknown {
                     command_id: id.clone(),
                     reason: e.to_string(),
-                },
+                }],
             };
+            // A start and an end learned together are one durable write.
             let after = me
-                .send(LearnCommand { event })
+                .send(LearnEvents { events })
                 .await
                 .map_err(|e| ActorError::internal(e.to_string()))??;
             if after.state == CommandState::Running {

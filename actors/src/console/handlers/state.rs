@@ -76,8 +76,29 @@ pub struct LearnCommand {
 impl Handler<LearnCommand> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<CommandRecord, ActorError>>;
 
-    fn handle(&mut self, msg: LearnCommand, _: &mut Context<Self>) -> Self::Result {
-        let command = ConsoleCommand::Learn { event: msg.event };
+    fn handle(&mut self, msg: LearnCommand, ctx: &mut Context<Self>) -> Self::Result {
+        self.handle(
+            LearnEvents {
+                events: vec![msg.event],
+            },
+            ctx,
+        )
+    }
+}
+
+/// Record facts about one command in order, as one journal batch (a start and an end learned
+/// together are one durable write).
+#[derive(Message)]
+#[rtype(result = "Result<CommandRecord, ActorError>")]
+pub struct LearnEvents {
+    pub events: Vec<ConsoleEvent>,
+}
+
+impl Handler<LearnEvents> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<CommandRecord, ActorError>>;
+
+    fn handle(&mut self, msg: LearnEvents, _: &mut Context<Self>) -> Self::Result {
+        let command = ConsoleCommand::Learn { events: msg.events };
         Box::pin(
             self.console_command(command, CommandContext::now(crate::Principal::System))
                 .map(|r, _, _| r.map(|a| a.record)),

@@ -78,6 +78,8 @@ pub struct ReadReply {
     pub path: String,
     /// The last 10 transactions' authors.
     pub authors: Vec<AuthorOut>,
+    /// The disk's digest (or `deleted`) when the file changed under unsaved changes.
+    pub changed_on_disk: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]

@@ -19,6 +19,8 @@ pub struct DocRead {
     pub path: String,
     pub authors: Vec<Author>,
     pub length: u64,
+    /// The disk's digest (`deleted` when gone) if the file changed under unsaved changes.
+    pub changed_on_disk: Option<String>,
 }
 
 /// `document.read`.
@@ -75,6 +77,10 @@ impl Handler<ReadDocument> for ProjectActor {
                 path: d.path.clone(),
                 authors: d.authors.iter().cloned().collect(),
                 length,
+                changed_on_disk: d
+                    .changed_on_disk
+                    .as_ref()
+                    .map(|c| c.clone().unwrap_or_else(|| "deleted".into())),
             })
         });
         Box::pin(

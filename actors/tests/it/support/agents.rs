@@ -55,7 +55,7 @@ pub fn agent_env(test: &str, backend: Backend, retries: u32) -> Option<AgentEnv>
     std::fs::create_dir_all(dir.path().join("project")).unwrap();
     let mock = MockModel::start(dir.path()).unwrap();
     let cli = match backend {
-        Backend::ClaudeAgentAcp => Cli::Claude,
+        Backend::ClaudeAgentAcp | Backend::ClaudeCli => Cli::Claude,
         Backend::CodexAcp => Cli::Codex,
     };
     let env = cli_env(cli, &mock, dir.path(), &runtimes.node, retries).unwrap();

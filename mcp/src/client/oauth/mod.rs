@@ -14,7 +14,7 @@ mod login;
 mod machine;
 mod manager;
 mod options;
-mod store;
+pub(crate) mod store;
 mod token;
 mod transport;
 mod workload;

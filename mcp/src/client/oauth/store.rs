@@ -37,7 +37,7 @@ impl FileCredentialStore {
     }
 }
 
-fn read_map(path: &std::path::Path) -> Result<BTreeMap<String, Value>, AuthError> {
+pub(crate) fn read_map(path: &std::path::Path) -> Result<BTreeMap<String, Value>, AuthError> {
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map_err(|e| AuthError::InternalError(format!("credential store is unreadable: {e}"))),
@@ -46,7 +46,10 @@ fn read_map(path: &std::path::Path) -> Result<BTreeMap<String, Value>, AuthError
     }
 }
 
-fn write_map(path: &std::path::Path, map: &BTreeMap<String, Value>) -> Result<(), AuthError> {
+pub(crate) fn write_map(
+    path: &std::path::Path,
+    map: &BTreeMap<String, Value>,
+) -> Result<(), AuthError> {
     let io = |e: std::io::Error| AuthError::InternalError(format!("credential store: {e}"));
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;

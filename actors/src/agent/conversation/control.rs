@@ -1,0 +1,174 @@
+//! What a conversation's driver and its turns share: the controls a driver takes, the service's
+//! [`Port`], the caps and setup of a session, what every session is told, and the live Agent
+//! session itself (an ACP adapter, or Claude Code's own CLI).
+
+use super::cli::CliSession;
+use super::entity::{ConversationEvent, Cut, KeptFile};
+use super::kept::KeepLimits;
+use super::launch::{Backend, LaunchError, Runtimes};
+use super::record::{MessageRecord, RecordLimits};
+use super::session::{AgentSession, PermissionRequest, TurnEvent};
+use crate::error::ActorError;
+use serde_json::Value;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use tokio::sync::oneshot;
+
+/// What every Agent session Rho starts is told (issue 17, seed: exploratory code in the
+/// notebook sessions, results relied on in scripts).
+pub const INSTRUCTIONS: &str = include_str!("instructions.md");
+
+/// What the driver is asked to do.
+pub enum Control {
+    Prompt {
+        message_id: String,
+        text: String,
+        /// The Agent session to load when none is open (`None`: a new one).
+        resume: Option<String>,
+    },
+    Answer {
+        request_id: String,
+        option_id: String,
+        by: String,
+        done: oneshot::Sender<Result<(), ActorError>>,
+    },
+    /// Cancel the running turn; `done` fires once the prompt's response confirmed the end.
+    Stop { done: oneshot::Sender<()> },
+}
+
+/// A future the service answers.
+pub type Answer<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// What a driver asks of the service (the project actor).
+pub trait Port: Send + Sync + 'static {
+    /// Journals facts; `false` when the project is gone (the driver stops).
+    fn learn(&self, events: Vec<ConversationEvent>) -> Answer<bool>;
+    /// Keeps these project files (relative paths): each captured version, or `(path, why)`.
+    fn keep(&self, paths: Vec<String>) -> Answer<Vec<Result<KeptFile, (String, String)>>>;
+    /// Reloads clean open buffers whose file changed on disk (the Agent wrote it).
+    fn reload(&self) -> Answer<()>;
+}
+
+/// The step and wall-time caps of a message (`conversations.maxAgentTurns`, `turnWallMs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnLimits {
+    pub max_agent_turns: Option<u64>,
+    pub turn_wall_ms: Option<u64>,
+}
+
+impl From<&crate::limits::ConversationLimits> for TurnLimits {
+    fn from(l: &crate::limits::ConversationLimits) -> Self {
+        TurnLimits {
+            max_agent_turns: l.max_agent_turns,
+            turn_wall_ms: l.turn_wall_ms,
+        }
+    }
+}
+
+/// Everything a driver needs to open (or load) its Agent session.
+#[derive(Clone)]
+pub struct Setup {
+    pub runtimes: Runtimes,
+    pub backend: Backend,
+    pub cwd: PathBuf,
+    /// The conversation's own `rho --mcp` server entry.
+    pub mcp: Vec<Value>,
+    /// The Agent session to load (after a restart).
+    pub resume: Option<String>,
+    pub mode: Option<String>,
+    pub limits: RecordLimits,
+    pub turn: TurnLimits,
+    pub keep: KeepLimits,
+    /// Appended to the Agent's system prompt ([`INSTRUCTIONS`] in the service).
+    pub instructions: Option<String>,
+}
+
+/// The live Agent session of a conversation: an ACP adapter, or Claude Code's own CLI.
+pub(super) enum Live {
+    Acp(Box<AgentSession>),
+    Cli(Box<CliSession>),
+}
+
+impl Live {
+    pub(super) fn session_id(&self) -> &str {
+        match self {
+            Live::Acp(s) => &s.session_id,
+            Live::Cli(s) => &s.session_id,
+        }
+    }
+
+    pub(super) fn message(&self) -> &MessageRecord {
+        match self {
+            Live::Acp(s) => &s.message,
+            Live::Cli(s) => &s.message,
+        }
+    }
+
+    pub(super) fn prompt(&mut self, text: &str) -> Result<(), LaunchError> {
+        match self {
+            Live::Acp(s) => {
+                s.prompt(text);
+                Ok(())
+            }
+            Live::Cli(s) => s.prompt(text),
+        }
+    }
+
+    pub(super) async fn next(&mut self) -> TurnEvent {
+        match self {
+            Live::Acp(s) => s.next().await,
+            Live::Cli(s) => s.next().await,
+        }
+    }
+
+    /// Answers a pending permission (the CLI never has one).
+    pub(super) fn answer(&mut self, p: &PermissionRequest, option: &str) -> bool {
+        match self {
+            Live::Acp(s) => s.answer(p, option),
+            Live::Cli(_) => false,
+        }
+    }
+
+    pub(super) fn cancel(&mut self) {
+        match self {
+            Live::Acp(s) => s.cancel(),
+            Live::Cli(s) => s.cancel(),
+        }
+    }
+
+    pub(super) fn pgid(&mut self) -> Option<i32> {
+        match self {
+            Live::Acp(s) => s.adapter().pgid(),
+            Live::Cli(s) => s.process().and_then(|p| p.pgid()),
+        }
+    }
+
+    pub(super) fn stderr_tail(&mut self) -> String {
+        match self {
+            Live::Acp(s) => s.adapter().stderr_tail(),
+            Live::Cli(s) => s.stderr_tail(),
+        }
+    }
+}
+
+pub(super) fn ended(message_id: &str, code: &str, why: String) -> ConversationEvent {
+    ConversationEvent::Ended {
+        message_id: message_id.to_string(),
+        stop_reason: Some("error".into()),
+        usage: None,
+        error: Some((code.to_string(), why)),
+        cut: Cut::default(),
+    }
+}
+
+/// The facts of a session that cannot be continued: the person chooses.
+pub(super) fn needs_choice(resume: &str, why: &str, message_id: &str) -> Vec<ConversationEvent> {
+    let note = format!(
+        "the Agent session {resume} could not be continued ({why}); continue in a fresh Agent session given a summary of this conversation, or start a new conversation"
+    );
+    vec![
+        ConversationEvent::NeedsChoice { note: note.clone() },
+        ended(message_id, "needs_choice", note),
+    ]
+}
