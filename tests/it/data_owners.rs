@@ -583,3 +583,38 @@ fn data_operations_are_unavailable_without_their_owner() {
     );
     assert_eq!((status, read["value"]["total"].as_u64()), (200, Some(4)));
 }
+
+#[test]
+fn a_table_read_straight_after_registration_is_stale_once_rewritten_with_its_old_times() {
+    let e = start_with(None);
+    let path = e.dir.join("t.csv");
+    std::fs::write(&path, "id,n\na,1\nb,2\n").unwrap();
+    // Older than a clock tick when registered: the registration's check is settled, so the
+    // first page reads the file without hashing it again (decision 0181).
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let decl = json!({"format": "csv", "key": {"column": "id", "namespace": "row"}, "columns": [
+        {"name": "id", "type": "string"}, {"name": "n", "type": "integer"}]});
+    let r = register_table(&e, "t1", "t.csv", decl);
+    let page = e.ok(
+        "data.page",
+        json!({"resource": rref(&r), "offset": 0, "limit": 10}),
+    );
+    assert_eq!(page["total"], 2);
+    assert_eq!(page["rows"][0]["cells"], json!({"id": "a", "n": 1}));
+    // The same length, the old modification time put back: the change time still moved, so
+    // the cached table is not served and the bytes are hashed and found stale.
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::fs::write(&path, "id,n\na,3\nb,2\n").unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(mtime).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), mtime);
+    let (status, err) = e.err(
+        "data.page",
+        json!({"resource": rref(&r), "offset": 0, "limit": 10}),
+    );
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (409, Some("stale")),
+        "{err}"
+    );
+}

@@ -107,6 +107,7 @@ impl Handler<PutResource> for ProjectActor {
         let (declared, capture, max) = (msg.declared.clone(), msg.capture, msg.max_file_bytes);
         let operation_id = msg.operation_id.clone();
         let gate = self.gate(&msg.ctx);
+        let verified = self.service_state().verified.clone();
         let work = async move {
             let (done, latest) = first.await??;
             if let Some(rec) = done {
@@ -115,8 +116,15 @@ impl Handler<PutResource> for ProjectActor {
             gate?;
             let facts = blocking(move || {
                 let file = crate::paths::resolve_existing(&dir, "path", &path)?;
+                let started = std::time::SystemTime::now();
+                let before = super::verified::stamp(&file);
                 let bytes = store::read_bounded(&file, max)?;
                 let sha256 = rho_plumbing::sha256_hex(&bytes);
+                // The first read of this version need not hash the file again while it keeps
+                // this stamp (a stamp that changed during the read is never matched).
+                if let Some(b) = before.filter(|b| b.len == bytes.len() as u64) {
+                    verified.note(file.clone(), b, started, &sha256);
+                }
                 if capture {
                     store::store(&dir, &bytes, &sha256)?;
                 }

@@ -6,10 +6,9 @@
 use super::events::VersionFacts;
 use super::FilesError;
 use crate::error::ActorError;
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 /// The captured store of a project.
 pub fn store_dir(project: &Path) -> PathBuf {
@@ -153,24 +152,13 @@ pub fn consume_version<R: Send>(
     Ok(made)
 }
 
-/// Files whose digest was verified, by path, with the size and mtime they had then (the last
-/// 64; one per service, a clone is the same list).
-#[derive(Debug, Clone, Default)]
-pub struct Verified(Arc<Mutex<Vec<VerifiedFile>>>);
-
-/// A verified file: path, size, modification time, SHA-256.
-type VerifiedFile = (PathBuf, u64, std::time::SystemTime, String);
-const VERIFIED_KEEP: usize = 64;
-
-fn stat(path: &Path) -> Option<(u64, std::time::SystemTime)> {
-    let m = fs::metadata(path).ok()?;
-    Some((m.len(), m.modified().ok()?))
-}
+pub use super::verified::Verified;
+use super::verified::{stamp, Stamp};
 
 /// Like [`load_version`], but answers `None` without reading when the caller already holds the
 /// bytes of this digest (`cached`) and they are known unchanged: a captured version, or a file
-/// whose size and modification time are those it had when its digest was last verified
-/// (remembered in `verified`).
+/// that still has the stamp it had when its digest was last verified (remembered in
+/// `verified`). A file whose settled record says it is unchanged is read without its digest.
 pub fn load_unless_cached(
     project: &Path,
     rel_path: &str,
@@ -179,7 +167,10 @@ pub fn load_unless_cached(
     cached: bool,
     verified: &Verified,
 ) -> Result<Option<Vec<u8>>, FilesError> {
-    unless_cached(project, rel_path, facts, cached, verified, || {
+    unless_cached(project, rel_path, facts, cached, verified, |known| {
+        if let Some(bytes) = known.and_then(|k| read_unchanged(k, max)) {
+            return Ok((bytes.len(), bytes));
+        }
         let bytes = load_version(project, rel_path, facts, max)?;
         Ok((bytes.len(), bytes))
     })
@@ -194,49 +185,57 @@ pub fn consume_unless_cached<R: Send>(
     (cached, verified): (bool, &Verified),
     consume: impl FnOnce(&[u8]) -> R,
 ) -> Result<Option<R>, FilesError> {
-    unless_cached(project, rel_path, facts, cached, verified, || {
+    unless_cached(project, rel_path, facts, cached, verified, |known| {
+        if let Some(bytes) = known.and_then(|k| read_unchanged(k, max)) {
+            return Ok((bytes.len(), consume(&bytes)));
+        }
         consume_version(project, rel_path, facts, max, |b| (b.len(), consume(b)))
     })
 }
 
+/// The bytes of a file whose settled record says it holds a version's bytes, when its stamp is
+/// still `before` after the read (`None`: read it again with its digest).
+fn read_unchanged((path, before): (&Path, Stamp), max: u64) -> Option<Vec<u8>> {
+    let bytes = read_bounded(path, max).ok()?;
+    (bytes.len() as u64 == before.len && stamp(path) == Some(before)).then_some(bytes)
+}
+
 /// `None` when the cached bytes are known unchanged, else what `load` made of the verified
-/// bytes (with their length), remembering the file as verified.
+/// bytes (with their length), remembering the file as verified. `load` is handed the file and
+/// its stamp when a settled record says it holds this version's bytes.
 fn unless_cached<T>(
     project: &Path,
     rel_path: &str,
     facts: &VersionFacts,
     cached: bool,
     verified: &Verified,
-    load: impl FnOnce() -> Result<(usize, T), FilesError>,
+    load: impl FnOnce(Option<(&Path, Stamp)>) -> Result<(usize, T), FilesError>,
 ) -> Result<Option<T>, FilesError> {
     if facts.captured {
         return if cached {
             Ok(None)
         } else {
-            load().map(|(_, t)| Some(t))
+            load(None).map(|(_, t)| Some(t))
         };
     }
     let path = crate::paths::resolve_existing(project, "path", rel_path).ok();
-    let now = path.as_deref().and_then(stat);
-    if cached {
-        if let (Some(p), Some((len, mtime))) = (&path, now) {
-            let verified = verified.0.lock().unwrap_or_else(|e| e.into_inner());
-            if verified.iter().any(|(vp, vl, vm, vs)| {
-                vp == p && *vl == len && *vm == mtime && *vs == facts.sha256
-            }) {
-                return Ok(None);
-            }
-        }
+    let started = std::time::SystemTime::now();
+    let now = path.as_deref().and_then(stamp);
+    let known = |settled: bool| match (&path, &now) {
+        (Some(p), Some(s)) => verified.unchanged(p, s, &facts.sha256, settled),
+        _ => false,
+    };
+    if cached && known(false) {
+        return Ok(None);
     }
-    let (read, made) = load()?;
-    if let (Some(p), Some((len, mtime))) = (path, now) {
-        if len == read as u64 {
-            let mut verified = verified.0.lock().unwrap_or_else(|e| e.into_inner());
-            verified.retain(|(vp, ..)| vp != &p);
-            if verified.len() >= VERIFIED_KEEP {
-                verified.remove(0);
-            }
-            verified.push((p, len, mtime, facts.sha256.clone()));
+    let trusted = match (&path, now) {
+        (Some(p), Some(s)) if known(true) => Some((p.as_path(), s)),
+        _ => None,
+    };
+    let (read, made) = load(trusted)?;
+    if let (Some(p), Some(s)) = (path, now) {
+        if s.len == read as u64 {
+            verified.note(p, s, started, &facts.sha256);
         }
     }
     Ok(Some(made))
@@ -245,6 +244,7 @@ fn unless_cached<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     /// A project holding `a.txt` = `one`, its digest, and the facts of that version.
     fn project_with_one_file() -> (tempfile::TempDir, String, VersionFacts) {
@@ -321,6 +321,44 @@ mod tests {
         assert!(matches!(
             consume_version(dir.path(), "a.txt", &facts, 100, len),
             Err(FilesError::Actor(ActorError::Internal { .. }))
+        ));
+    }
+
+    #[test]
+    fn a_settled_record_is_read_without_its_digest_and_a_racy_one_is_hashed() {
+        let (dir, _, facts) = project_with_one_file();
+        let path = crate::paths::resolve_existing(dir.path(), "path", "a.txt").unwrap();
+        let verified = Verified::default();
+        let len = |b: &[u8]| b.len();
+        // A record made up to claim other bytes: a read that believes it without hashing
+        // answers, one that hashes finds the file stale.
+        let mut other = facts.clone();
+        other.sha256 = "0".repeat(64);
+        let s = stamp(&path).unwrap();
+        verified.note(path.clone(), s, std::time::SystemTime::now(), &other.sha256);
+        assert!(matches!(
+            consume_unless_cached(dir.path(), "a.txt", &other, 100, (false, &verified), len),
+            Err(FilesError::Stale { .. })
+        ));
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        verified.note(path.clone(), s, std::time::SystemTime::now(), &other.sha256);
+        assert_eq!(
+            consume_unless_cached(dir.path(), "a.txt", &other, 100, (false, &verified), len),
+            Ok(Some(3))
+        );
+        assert_eq!(
+            load_unless_cached(dir.path(), "a.txt", &other, 100, false, &verified),
+            Ok(Some(b"one".to_vec()))
+        );
+        // Written again with the same length: the stamp changed, so the digest is checked.
+        fs::write(&path, b"two").unwrap();
+        assert!(matches!(
+            consume_unless_cached(dir.path(), "a.txt", &other, 100, (false, &verified), len),
+            Err(FilesError::Stale { .. })
+        ));
+        assert!(matches!(
+            load_unless_cached(dir.path(), "a.txt", &facts, 100, false, &verified),
+            Err(FilesError::Stale { .. })
         ));
     }
 }

@@ -169,6 +169,22 @@ impl ColumnData {
         }
     }
 
+    pub fn push_bool(&mut self, b: bool) {
+        if let Values::Bool(v) = &mut self.values {
+            v.push(b);
+            self.len += 1;
+        }
+    }
+
+    /// Pushes a datetime: its instant and its text.
+    pub fn push_time(&mut self, ns: i64, s: &str) {
+        if let Values::Time(v, t) = &mut self.values {
+            v.push(ns);
+            t.push(s);
+            self.len += 1;
+        }
+    }
+
     /// Pushes an owned cell of this column's type (anything else is stored as missing).
     pub fn push_cell(&mut self, c: &Cell) {
         match (c, &mut self.values) {

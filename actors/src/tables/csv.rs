@@ -127,7 +127,7 @@ pub fn records(
 }
 
 /// The first `,`, `\n`, `\r` or `"` at or after `i` (or the end), eight bytes at a time.
-fn field_end(b: &[u8], mut i: usize) -> usize {
+pub(super) fn field_end(b: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // The high bit of each byte of `w` equal to `c`; bits above the lowest true one may be

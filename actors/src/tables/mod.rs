@@ -17,6 +17,7 @@ mod parallel;
 pub mod query;
 pub mod read;
 mod record;
+mod scan;
 pub mod schema;
 #[cfg(test)]
 mod tests;

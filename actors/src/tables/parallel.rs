@@ -1,166 +1,171 @@
-//! Reading a large CSV body on several cores: chunks split at record starts, each typed on its own thread, then joined.
+//! The fast read of a CSV table: its header, then its body in pieces split at record starts, typed by `scan` on every core in turn, then joined in order.
 //!
 //! A chunk boundary is a line break with an even number of quotes before it (outside any quoted
-//! field in an RFC 4180 text). The split is only a guess that the join checks: each chunk must end
-//! exactly where the next begins, so every chunk read the records one reader would have read.
-//! Anything unusual (a problem in any cell, a CSV error, the row limit, a misjudged boundary)
-//! gives up, and the caller reads the body on one thread, which reports exactly what it finds.
+//! field in an RFC 4180 text). Each chunk is checked to hold whole records: it must be valid
+//! UTF-8 on its own and its scan must end exactly at its end, so by induction from the first
+//! chunk every chunk read the records one reader would have read. Anything unusual (a problem in
+//! any cell, a CSV error, the row limit, a misjudged boundary, an unusual header) answers `None`,
+//! and the caller reads the table on one thread, which reports exactly what it finds.
 
 use super::column::ColumnData;
-use super::record::{estimate_rows, push_record};
+use super::csv;
+use super::keys::KeyHasher;
+use super::scan::{Chunk, Plan};
 use super::schema::Schema;
 
-/// Below this many body bytes one thread reads the table.
-const MIN_PARALLEL_BYTES: usize = 1 << 20;
+/// A body is cut into pieces of at least this many bytes (below it, one thread reads it).
+const MIN_PIECE_BYTES: usize = 1 << 20;
+/// Pieces per core: a core that another process slows takes fewer of them.
+const PIECES_PER_CORE: usize = 4;
 
-/// The typed columns of the records in `text[from..]`, or `None` to read on one thread.
-pub(super) fn read_body(
-    schema: &Schema,
-    text: &str,
-    from: usize,
-    pos: &[usize],
-    header_len: usize,
-    max_rows: u64,
-) -> Option<Vec<ColumnData>> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let body = text.len().saturating_sub(from);
-    let threads = threads.min(body / MIN_PARALLEL_BYTES).min(16);
-    if threads < 2 {
-        return None;
-    }
-    let starts = boundaries(text.as_bytes(), from, threads);
-    if starts.len() < 2 {
-        return None;
-    }
-    let chunks: Vec<Option<Vec<ColumnData>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = starts
-            .iter()
-            .enumerate()
-            .map(|(k, &start)| {
-                let until = starts.get(k + 1).copied().unwrap_or(text.len());
-                // The first chunk's columns become the table's: they get room for the whole
-                // body, so joining the others copies only theirs (untouched room is never paged in).
-                let room = if k == 0 {
-                    (start, text.len())
-                } else {
-                    (start, until)
-                };
-                s.spawn(move || {
-                    chunk(
-                        schema,
-                        text,
-                        (start, until),
-                        room,
-                        (pos, header_len),
-                        max_rows,
-                    )
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
-            .collect()
-    });
-    let mut chunks: Vec<Vec<ColumnData>> = chunks.into_iter().collect::<Option<_>>()?;
-    if chunks.is_empty() {
-        return None;
-    }
-    let rest = chunks.split_off(1);
-    let mut joined = chunks.pop()?;
-    for (c, col) in joined.iter_mut().enumerate() {
-        col.reserve_for(rest.iter().filter_map(|o| o.get(c)));
-    }
-    for other in rest {
-        for (a, b) in joined.iter_mut().zip(other) {
-            a.append(b);
-        }
-    }
-    let rows = joined.first().map_or(0, ColumnData::len);
-    (rows as u64 <= max_rows).then_some(joined)
+/// A table read by the fast path.
+#[derive(Debug)]
+pub(super) struct Fast {
+    pub columns: Vec<ColumnData>,
+    pub rows: usize,
+    /// The hash of each row's key by the table's `KeyHasher` (keyed tables).
+    pub key_hashes: Vec<u64>,
 }
 
-/// One chunk's columns, if every record in it fits and it ends exactly at `until`.
-/// `room` is the span of the text to size the columns for.
-fn chunk(
+/// The typed columns of a CSV table, or `None` to read it with the exact reader.
+pub(super) fn read(
     schema: &Schema,
-    text: &str,
-    (start, until): (usize, usize),
-    room: (usize, usize),
-    (pos, header_len): (&[usize], usize),
+    bytes: &[u8],
     max_rows: u64,
-) -> Option<Vec<ColumnData>> {
-    let rows = estimate_rows(&text.as_bytes()[room.0..room.1]);
-    let mut columns: Vec<ColumnData> = schema
-        .columns
-        .iter()
-        .map(|c| ColumnData::new(c.ty, rows))
-        .collect();
-    for col in &mut columns {
-        col.reserve_text((room.1 - room.0) / schema.columns.len().max(1));
-    }
-    let mut problems = Vec::new();
-    let mut n = 0u64;
-    let (end, _) = super::csv::records(text, start, until, 1, |fields| {
-        n += 1;
-        push_record(
-            &mut columns,
-            schema,
-            fields,
-            (pos, header_len),
-            (&mut problems, n),
-        );
-        problems.is_empty() && n <= max_rows
+    hasher: &KeyHasher,
+) -> Option<Fast> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let head_len = next_start(bytes, 0, 0).map_or(bytes.len(), |(p, _)| p);
+    let head = std::str::from_utf8(bytes.get(..head_len)?).ok()?;
+    let mut header: Option<(Vec<usize>, usize)> = None;
+    let (end, _) = csv::records(head, 0, 1, 1, |fields| {
+        let pos = schema
+            .columns
+            .iter()
+            .map(|c| fields.iter().position(|f| *f == c.name.as_str()))
+            .collect::<Option<Vec<usize>>>();
+        header = pos.map(|p| (p, fields.len()));
+        false
     })
     .ok()?;
-    (problems.is_empty() && n <= max_rows && end == until).then_some(columns)
+    let (pos, header_len) = header?;
+    if end != head_len {
+        return None;
+    }
+    let plan = Plan::new(schema, &pos, header_len, hasher)?;
+    read_body(&plan, bytes.get(head_len..)?, max_rows)
 }
 
-/// Record starts splitting `b[from..]` into about `n` chunks (the first is `from`).
-fn boundaries(b: &[u8], from: usize, n: usize) -> Vec<usize> {
-    let mut starts = vec![from];
-    let mut at = from;
-    let mut quotes = 0usize;
-    let step = (b.len() - from) / n;
-    for k in 1..n {
-        let target = (from + k * step).max(at);
-        quotes += count_quotes(&b[at..target]);
-        let mut p = target;
-        loop {
-            let Some(nl) = b[p..].iter().position(|&c| c == b'\n').map(|i| i + p) else {
-                return starts;
-            };
-            quotes += count_quotes(&b[p..nl]);
-            p = nl + 1;
-            if quotes % 2 == 0 {
+/// The body's records: in pieces taken in turn by one thread per core when it is large.
+fn read_body(plan: &Plan<'_>, body: &[u8], max_rows: u64) -> Option<Fast> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+    let cores = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(16);
+    let starts = boundaries(
+        body,
+        (body.len() / MIN_PIECE_BYTES).clamp(1, cores * PIECES_PER_CORE),
+    );
+    let n = starts.len();
+    let span = |k: usize| {
+        let end = starts.get(k + 1).copied().unwrap_or(body.len());
+        body.get(*starts.get(k)?..end)
+    };
+    let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+    // Each thread takes the next piece until none is left or one gave up. The first piece's
+    // columns become the table's: they get room for the whole body, so joining copies only the
+    // later pieces (room never touched is never paged in).
+    let work = || {
+        let mut done = Vec::new();
+        while !failed.load(Relaxed) {
+            let k = next.fetch_add(1, Relaxed);
+            if k >= n {
                 break;
             }
+            let chunk = span(k).and_then(|p| {
+                let room = if k == 0 { body.len() } else { p.len() };
+                plan.chunk(p, room, max_rows)
+            });
+            failed.fetch_or(chunk.is_none(), Relaxed);
+            done.push((k, chunk));
         }
-        if p >= b.len() {
-            return starts;
+        done
+    };
+    let mut chunks: Vec<(usize, Option<Chunk>)> = std::thread::scope(|s| {
+        let others: Vec<_> = (1..cores.min(n)).map(|_| s.spawn(work)).collect();
+        let mut all = work();
+        for h in others {
+            all.extend(h.join().unwrap_or_default());
         }
-        starts.push(p);
-        at = p;
+        all
+    });
+    if chunks.len() != n {
+        return None;
+    }
+    chunks.sort_unstable_by_key(|(k, _)| *k);
+    let chunks: Vec<Option<Chunk>> = chunks.into_iter().map(|(_, c)| c).collect();
+    let mut chunks = chunks
+        .into_iter()
+        .collect::<Option<Vec<Chunk>>>()?
+        .into_iter();
+    let mut joined = chunks.next()?;
+    let rest: Vec<Chunk> = chunks.collect();
+    for (c, col) in joined.columns.iter_mut().enumerate() {
+        col.reserve_for(rest.iter().filter_map(|o| o.columns.get(c)));
+    }
+    joined
+        .key_hashes
+        .reserve_exact(rest.iter().map(|o| o.key_hashes.len()).sum());
+    for other in rest {
+        for (a, b) in joined.columns.iter_mut().zip(other.columns) {
+            a.append(b);
+        }
+        joined.key_hashes.extend_from_slice(&other.key_hashes);
+        joined.rows += other.rows;
+    }
+    (joined.rows as u64 <= max_rows).then_some(Fast {
+        columns: joined.columns,
+        rows: joined.rows,
+        key_hashes: joined.key_hashes,
+    })
+}
+
+/// The index after the first line break at or after `from` with an even number of quotes in
+/// `b[..index]` (given `quotes` of them in `b[..from]`), and the quotes in `b[..index]`.
+fn next_start(b: &[u8], mut from: usize, mut quotes: usize) -> Option<(usize, usize)> {
+    loop {
+        let nl = from + memchr::memchr(b'\n', b.get(from..)?)?;
+        quotes += count_quotes(&b[from..nl]);
+        from = nl + 1;
+        if quotes % 2 == 0 {
+            return Some((from, quotes));
+        }
+    }
+}
+
+/// Record starts splitting `b` (which starts a record) into about `n` chunks (the first is 0).
+fn boundaries(b: &[u8], n: usize) -> Vec<usize> {
+    let mut starts = vec![0];
+    let (mut at, mut quotes) = (0, 0);
+    let step = b.len() / n.max(1);
+    for k in 1..n {
+        let target = (k * step).max(at);
+        quotes += count_quotes(&b[at..target]);
+        match next_start(b, target, quotes) {
+            Some((p, q)) if p < b.len() => {
+                starts.push(p);
+                (at, quotes) = (p, q);
+            }
+            _ => break,
+        }
     }
     starts
 }
 
-/// How many `"` bytes `b` holds, eight bytes at a time: this scan runs on one thread before the
-/// chunks start, over all but the last chunk.
+/// How many `"` bytes `b` holds (vectorized: this scan runs on one thread before the chunks
+/// start, over all but the last chunk).
 fn count_quotes(b: &[u8]) -> usize {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    const QUOTES: u64 = 0x2222_2222_2222_2222;
-    let mut words = b.chunks_exact(8);
-    let mut n = 0usize;
-    for w in &mut words {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(w);
-        let x = u64::from_le_bytes(word) ^ QUOTES;
-        // The high bit of each byte of `x` that is zero (exact: no carry crosses a byte).
-        let zero = !(((x & LOW7) + LOW7) | x | LOW7);
-        n += zero.count_ones() as usize;
-    }
-    n + words.remainder().iter().filter(|&&c| c == b'"').count()
+    memchr::memchr_iter(b'"', b).count()
 }
 
 #[cfg(test)]
@@ -174,12 +179,19 @@ mod tests {
             proptest::prop_assert_eq!(super::count_quotes(b), slow);
         }
 
+        /// Every boundary follows a line break outside quotes, in order, inside the text.
         #[test]
-        fn quote_runs_and_neighbours_are_counted(n in 0usize..40, pad in proptest::sample::select(vec![0x21u8, 0x23, 0xA2, 0x02, 0x00, 0xFF])) {
-            let mut b = vec![pad; 3];
-            b.extend(std::iter::repeat_n(b'"', n));
-            b.extend([pad; 5]);
-            proptest::prop_assert_eq!(super::count_quotes(&b), n);
+        fn boundaries_follow_line_breaks_outside_quotes(s in "[a\"\n,]{0,200}", n in 1usize..6) {
+            let b = s.as_bytes();
+            let starts = super::boundaries(b, n);
+            proptest::prop_assert_eq!(starts[0], 0);
+            for w in starts.windows(2) {
+                proptest::prop_assert!(w[0] < w[1]);
+            }
+            for &p in &starts[1..] {
+                proptest::prop_assert!(p < b.len() && b[p - 1] == b'\n');
+                proptest::prop_assert_eq!(b[..p].iter().filter(|&&c| c == b'"').count() % 2, 0);
+            }
         }
     }
 }

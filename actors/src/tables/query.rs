@@ -233,10 +233,40 @@ fn sort_by_number_key(col: &ColumnData, rows: &[u32], descending: bool) -> Optio
             keyed.push((if descending { !k } else { k }, r));
         }
     }
-    keyed.sort_unstable();
+    radix_sort(&mut keyed);
     let mut out: Vec<u32> = keyed.into_iter().map(|(_, r)| r).collect();
     out.extend(missing);
     Some(out)
+}
+
+/// Sorts `(key, row)` pairs by key, ties in their given order: a stable radix sort by one byte
+/// at a time from the lowest, skipping a byte every key shares (the rows come ascending, so
+/// this is the order of `sort_unstable` on the pairs, in a few linear passes).
+fn radix_sort(v: &mut Vec<(u64, u32)>) {
+    let mut counts = [[0usize; 256]; 8];
+    for &(k, _) in v.iter() {
+        for (d, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * d)) as usize & 0xFF] += 1;
+        }
+    }
+    let mut spare = vec![(0u64, 0u32); v.len()];
+    for (d, c) in counts.iter().enumerate() {
+        if c.contains(&v.len()) {
+            continue;
+        }
+        let mut at = [0usize; 256];
+        let mut sum = 0;
+        for (a, &n) in at.iter_mut().zip(c) {
+            *a = sum;
+            sum += n;
+        }
+        for &(k, r) in v.iter() {
+            let b = (k >> (8 * d)) as usize & 0xFF;
+            spare[at[b]] = (k, r);
+            at[b] += 1;
+        }
+        std::mem::swap(v, &mut spare);
+    }
 }
 
 /// A cell as JSON: integers beyond +/-2^53 as strings (CONVENTIONS, numbers).
@@ -255,5 +285,20 @@ pub fn cell_ref_json(c: CellRef<'_>) -> serde_json::Value {
         CellRef::Int(i) => Value::String(i.to_string()),
         CellRef::Num(n) => serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
         CellRef::Bool(b) => Value::Bool(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    proptest::proptest! {
+        /// The radix sort orders pairs as `sort_unstable` does when rows come ascending.
+        #[test]
+        fn radix_sort_is_the_pair_order(keys in proptest::collection::vec(proptest::sample::select(vec![0u64, 1, 255, 256, 1 << 40, u64::MAX, 0x8000_0000_0000_0000, 12345]), 0..200), noise in proptest::collection::vec(proptest::num::u64::ANY, 0..50)) {
+            let mut v: Vec<(u64, u32)> = keys.iter().chain(&noise).enumerate().map(|(r, &k)| (k, r as u32)).collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            super::radix_sort(&mut v);
+            proptest::prop_assert_eq!(v, want);
+        }
     }
 }

@@ -2,9 +2,10 @@
 
 use super::column::{CellRef, ColumnData};
 use super::csv;
-use super::keys::KeyIndex;
-use super::record::{add_problem, estimate_rows, push_record};
+use super::keys::{KeyHasher, KeyIndex};
+use super::record::{add_problem, push_record};
 pub use super::record::{Problem, MAX_PROBLEMS};
+use super::scan::estimate_rows;
 use super::schema::{type_text, Cell, ColumnType, Schema, TableFormat};
 use super::TablesError;
 use crate::error::ActorError;
@@ -64,6 +65,9 @@ struct Builder<'a> {
     problems: Vec<Problem>,
     rows: usize,
     max_rows: u64,
+    /// Hashes the key texts; `key_hashes` holds each row's when the fast read computed them.
+    hasher: KeyHasher,
+    key_hashes: Vec<u64>,
 }
 
 impl<'a> Builder<'a> {
@@ -78,6 +82,8 @@ impl<'a> Builder<'a> {
             problems: Vec::new(),
             rows: 0,
             max_rows,
+            hasher: KeyHasher::default(),
+            key_hashes: Vec::new(),
         }
     }
 
@@ -101,8 +107,9 @@ impl<'a> Builder<'a> {
         let mut keys = KeyIndex::default();
         if let Some((k, _)) = &self.schema.key {
             let name = self.schema.columns[*k].name.clone();
-            keys = KeyIndex::with_capacity(self.rows);
+            keys = KeyIndex::with_capacity(self.rows, self.hasher.clone());
             let col = &self.columns[*k];
+            let hashed = self.key_hashes.len() == self.rows;
             let text = |r: usize| match col.get(r) {
                 CellRef::Text(t) => t,
                 _ => "",
@@ -111,9 +118,15 @@ impl<'a> Builder<'a> {
             for row in 0..self.rows {
                 let reason = match col.get(row) {
                     CellRef::Text("") => Some("the key is empty".to_string()),
-                    CellRef::Text(t) => keys
-                        .insert(t, row, text)
-                        .map(|first| format!("duplicate key {t:?} (first at row {})", first + 1)),
+                    CellRef::Text(t) => {
+                        let hash = match hashed {
+                            true => self.key_hashes[row],
+                            false => self.hasher.hash(t),
+                        };
+                        keys.insert(t, hash, row, text).map(|first| {
+                            format!("duplicate key {t:?} (first at row {})", first + 1)
+                        })
+                    }
                     _ => Some("the key is missing".to_string()),
                 };
                 if let Some(r) = reason {
@@ -144,14 +157,25 @@ impl<'a> Builder<'a> {
 
 /// Reads and validates the whole table.
 pub fn read(schema: &Schema, bytes: &[u8], max_rows: u64) -> Result<Table, TablesError> {
-    match schema.format {
-        TableFormat::Csv => read_csv(schema, bytes, max_rows)?.finish(),
+    let start = std::time::Instant::now();
+    let b = match schema.format {
+        TableFormat::Csv => read_csv(schema, bytes, max_rows)?,
         TableFormat::JsonRows => {
             let mut b = Builder::new(schema, max_rows, 0);
             read_json(&mut b, bytes)?;
-            b.finish()
+            b
         }
-    }
+    };
+    let parsed = start.elapsed();
+    let table = b.finish()?;
+    tracing::debug!(
+        bytes = bytes.len(),
+        rows = table.rows,
+        parse_us = parsed.as_micros() as u64,
+        keys_us = start.elapsed().saturating_sub(parsed).as_micros() as u64,
+        "table read"
+    );
+    Ok(table)
 }
 
 fn read_csv<'a>(
@@ -159,6 +183,14 @@ fn read_csv<'a>(
     bytes: &[u8],
     max_rows: u64,
 ) -> Result<Builder<'a>, TablesError> {
+    let mut b = Builder::new(schema, max_rows, 0);
+    if let Some(fast) = super::parallel::read(schema, bytes, max_rows, &b.hasher) {
+        b.columns = fast.columns;
+        b.rows = fast.rows;
+        b.key_hashes = fast.key_hashes;
+        return Ok(b);
+    }
+    // The exact reader: one thread, every problem with its row, line and message.
     let text = csv::text(bytes).map_err(|e| {
         TablesError::Problems(vec![Problem {
             row: 0,
@@ -166,63 +198,22 @@ fn read_csv<'a>(
             reason: e.to_string(),
         }])
     })?;
-    let mut header: Option<(Vec<usize>, usize)> = None;
-    let body = csv::records(text, 0, 1, 1, |fields| {
-        let pos = schema
-            .columns
-            .iter()
-            .map(|c| fields.iter().position(|f| *f == c.name.as_str()))
-            .map(|p| p.unwrap_or(usize::MAX))
-            .collect();
-        header = Some((pos, fields.len()));
-        false
-    });
-    let mut b = Builder::new(schema, max_rows, 0);
-    let ((body, line), (pos, header_len)) = match (body, header) {
-        (Ok(body), Some(h)) => (body, h),
-        // An empty file, or a header that is not CSV: the serial reader says exactly what.
-        _ => {
-            read_body(&mut b, text, (0, 1), None)?;
-            return Ok(b);
-        }
-    };
-    for (i, c) in schema.columns.iter().enumerate() {
-        if pos[i] == usize::MAX {
-            b.problem(0, Some(&c.name), "the column is not in the header".into());
-        }
-    }
-    if b.problems.is_empty() {
-        if let Some(columns) =
-            super::parallel::read_body(schema, text, body, &pos, header_len, max_rows)
-        {
-            let rows = columns.first().map_or(0, ColumnData::len);
-            b.columns = columns;
-            b.rows = rows;
-            return Ok(b);
-        }
-    }
-    let rows = estimate_rows(&text.as_bytes()[body..]);
     b.columns = schema
         .columns
         .iter()
-        .map(|c| ColumnData::new(c.ty, rows))
+        .map(|c| ColumnData::new(c.ty, estimate_rows(text.as_bytes(), text.len())))
         .collect();
-    read_body(&mut b, text, (body, line), Some((&pos, header_len)))?;
+    read_body(&mut b, text)?;
     Ok(b)
 }
 
-/// Reads the records from `from` (after the header, or from 0 to read the header too) into `b`,
-/// with every problem, the row limit and CSV errors exactly as one reader in file order sees them.
-fn read_body(
-    b: &mut Builder<'_>,
-    text: &str,
-    (from, line): (usize, u64),
-    header: Option<(&[usize], usize)>,
-) -> Result<(), TablesError> {
-    let mut positions: Option<(Vec<usize>, usize)> = header.map(|(p, n)| (p.to_vec(), n));
+/// Reads the header and the records of `text` into `b`, with every problem, the row limit and
+/// CSV errors exactly as one reader in file order sees them.
+fn read_body(b: &mut Builder<'_>, text: &str) -> Result<(), TablesError> {
+    let mut positions: Option<(Vec<usize>, usize)> = None;
     let mut failure: Option<TablesError> = None;
     let schema = b.schema;
-    let parsed = csv::records(text, from, text.len(), line, |fields| {
+    let parsed = csv::records(text, 0, text.len(), 1, |fields| {
         let Some((pos, header_len)) = &positions else {
             let mut pos = Vec::with_capacity(schema.columns.len());
             for c in &schema.columns {

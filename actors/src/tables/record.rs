@@ -1,7 +1,9 @@
 //! Typing one CSV record into a table's columns, and the problems a read lists: the leaf the one-thread and parallel readers share.
 
 use super::column::ColumnData;
-use super::schema::{parse_integer, parse_number, type_text, Column, ColumnType, Schema};
+use super::schema::{
+    datetime_ns, is_date, parse_integer, parse_number, type_text, Column, ColumnType, Schema,
+};
 
 /// How many problems a refusal lists.
 pub const MAX_PROBLEMS: usize = 20;
@@ -28,13 +30,6 @@ pub(super) fn add_problem(
             reason,
         });
     }
-}
-
-/// About how many records `bytes` hold (from the first 64 KiB).
-pub(super) fn estimate_rows(bytes: &[u8]) -> usize {
-    let head = &bytes[..bytes.len().min(1 << 16)];
-    let lines = head.iter().filter(|&&c| c == b'\n').count().max(1);
-    (bytes.len() / head.len().max(1)) * lines + lines
 }
 
 /// Types one record's fields into the columns, listing each cell that does not fit (stored as
@@ -70,12 +65,16 @@ pub(super) fn push_record(
     }
 }
 
-/// Types one CSV cell into its column, or says why it does not fit (as `type_text` says).
-fn push_cell(c: &Column, col: &mut ColumnData, text: &str) -> Result<(), String> {
-    if c.missing
+/// Whether `text` is one of the column's declared missing texts.
+pub(super) fn is_missing(c: &Column, text: &str) -> bool {
+    c.missing
         .as_ref()
         .is_some_and(|m| m.iter().any(|t| t == text))
-    {
+}
+
+/// Types one CSV cell into its column, or says why it does not fit (as `type_text` says).
+pub(super) fn push_cell(c: &Column, col: &mut ColumnData, text: &str) -> Result<(), String> {
+    if is_missing(c, text) {
         col.push_missing();
         return Ok(());
     }
@@ -89,7 +88,17 @@ fn push_cell(c: &Column, col: &mut ColumnData, text: &str) -> Result<(), String>
             Some(v) => col.push_num(v),
             None => return type_text(c, text).map(|cell| col.push_cell(&cell)),
         },
-        _ => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+        ColumnType::Boolean => match text {
+            "true" => col.push_bool(true),
+            "false" => col.push_bool(false),
+            _ => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+        },
+        ColumnType::Date if is_date(text) => col.push_text(text),
+        ColumnType::DateTime => match datetime_ns(text) {
+            Some(ns) => col.push_time(ns, text),
+            None => return type_text(c, text).map(|cell| col.push_cell(&cell)),
+        },
+        ColumnType::Date => return type_text(c, text).map(|cell| col.push_cell(&cell)),
     }
     Ok(())
 }

@@ -167,20 +167,28 @@ pub fn type_text(col: &Column, text: &str) -> Result<Cell, String> {
             _ => Err(format!("{text:?} is not true or false")),
         },
         ColumnType::Date => {
-            let ok =
-                text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok();
-            if ok {
+            if is_date(text) {
                 Ok(Cell::Text(text.into()))
             } else {
                 Err(format!("{text:?} is not a date (YYYY-MM-DD)"))
             }
         }
-        ColumnType::DateTime => chrono::DateTime::parse_from_rfc3339(text)
-            .ok()
-            .and_then(|t| t.timestamp_nanos_opt())
+        ColumnType::DateTime => datetime_ns(text)
             .map(|ns| Cell::Time(ns, text.into()))
             .ok_or_else(|| format!("{text:?} is not an RFC 3339 datetime")),
     }
+}
+
+/// Whether `text` is exactly a `YYYY-MM-DD` calendar date.
+pub(super) fn is_date(text: &str) -> bool {
+    text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok()
+}
+
+/// The instant (ns since the epoch) of an RFC 3339 datetime.
+pub(super) fn datetime_ns(text: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .ok()
+        .and_then(|t| t.timestamp_nanos_opt())
 }
 
 /// Optional sign, digits without leading zeros, within 64 bits.

@@ -85,6 +85,9 @@ fn a_large_table_reads_in_parallel_exactly_as_cell_by_cell() {
     let s = schema(true);
     let t = text(60_000);
     assert!(t.len() > 2 << 20, "large enough for two chunks");
+    // The fast read takes it (quoted line breaks and all) in several pieces.
+    let hasher = super::keys::KeyHasher::default();
+    assert!(super::parallel::read(&s, t.as_bytes(), 1_000_000, &hasher).is_some());
     let table = read(&s, t.as_bytes(), 1_000_000).unwrap();
     let want = oracle(&s, &t);
     assert_eq!(table.rows, want.len());
