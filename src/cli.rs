@@ -52,7 +52,7 @@ pub(crate) struct ServeArgs {
     pub(crate) codex: Option<PathBuf>,
     /// The conversations' default Agent backend (or RHO_AGENT_BACKEND): claude-agent-acp
     /// (Claude Code, the default), codex-acp (Codex), claude-cli, or rho (Rho's own agent on
-    /// the model of the --config file's [model] table). `claude` and `codex` name them too.
+    /// the model of the --config file's `[model]` table). `claude` and `codex` name them too.
     #[arg(long = "agent-backend", value_name = "BACKEND")]
     pub(crate) agent_backend: Option<String>,
     /// The Python to use (or RHO_PYTHON). Default: python3 on PATH.
