@@ -15,6 +15,7 @@ pub mod access;
 pub mod activity;
 pub mod agent_grants;
 pub mod bytes;
+pub mod calls;
 pub mod envelope;
 pub mod grants;
 pub mod handlers;

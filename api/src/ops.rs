@@ -190,14 +190,19 @@ pub(crate) async fn call(
 }
 
 /// An Agent call to record once it has an outcome.
-struct Recording {
+pub(crate) struct Recording {
     project: uuid::Uuid,
     session: String,
     body: Option<web::Bytes>,
 }
 
 /// Hands one Agent call to the activity sink: method, time, outcome, refusal code and ids.
-fn record(state: &AppState, r: Recording, name: &str, result: &Result<Vec<u8>, ApiError>) {
+pub(crate) fn record(
+    state: &AppState,
+    r: Recording,
+    name: &str,
+    result: &Result<Vec<u8>, ApiError>,
+) {
     // activity.report records what it reports itself; its own success is not a second record.
     if name == "activity.report" && result.is_ok() {
         return;
@@ -216,10 +221,35 @@ fn record(state: &AppState, r: Recording, name: &str, result: &Result<Vec<u8>, A
     state.activity.record(r.project, activity);
 }
 
+/// Where a call's body and `Rho-Contract` value come from: the HTTP request, or a message of the
+/// calls socket ([`crate::calls`]).
+pub(crate) enum Body<'a> {
+    Http(web::Payload),
+    Message {
+        bytes: web::Bytes,
+        contract: Option<&'a [u8]>,
+    },
+}
+
 async fn run(
     req: &HttpRequest,
     name: &str,
     payload: web::Payload,
+    state: Arc<AppState>,
+    ops: &OpTable,
+    request_id: &str,
+    recording: &mut Option<Recording>,
+) -> Result<Vec<u8>, ApiError> {
+    let body = Body::Http(payload);
+    run_call(req, name, body, state, ops, request_id, recording).await
+}
+
+/// One call through every check, in the order the module names; `req` says who calls (its
+/// credential, cookie or connection) whatever carries the body.
+pub(crate) async fn run_call(
+    req: &HttpRequest,
+    name: &str,
+    body: Body<'_>,
     state: Arc<AppState>,
     ops: &OpTable,
     request_id: &str,
@@ -252,8 +282,21 @@ async fn run(
             )));
         }
     }
-    check_contract(req, spec)?;
-    let body = read_body(req, payload, state.limits.max_request_bytes).await?;
+    let max = state.limits.max_request_bytes;
+    let (body, contract) = match body {
+        Body::Http(payload) => {
+            let contract = req.headers().get(CONTRACT_HEADER).map(|v| v.as_bytes());
+            check_contract(contract, spec)?;
+            (read_body(req, payload, max).await?, contract)
+        }
+        Body::Message { bytes, contract } => {
+            check_contract(contract, spec)?;
+            if bytes.len() as u64 > max {
+                return Err(ApiError::body_too_large(max));
+            }
+            (bytes, contract)
+        }
+    };
     if let Some(r) = recording.as_mut() {
         r.body = Some(body.clone());
     }
@@ -267,7 +310,7 @@ async fn run(
         }
     }
     // The precondition again, against the live contract, right before dispatch.
-    check_contract(req, spec)?;
+    check_contract(contract, spec)?;
     let needs = gate::needs(spec);
     if spec.effect == Effect::Read {
         state.selection.admit(&needs).map_err(owner_unavailable)?;
@@ -283,12 +326,12 @@ pub(crate) fn owner_unavailable(e: rho_actors::owners::OwnerUnavailable) -> ApiE
 
 /// The `Rho-Contract` precondition: the sent value must name the operation's current contract,
 /// either its protocol hash or its Agent contract ref (`capability.index/resolve`).
-fn check_contract(req: &HttpRequest, spec: &OperationSpec) -> Result<(), ApiError> {
-    let Some(sent) = req.headers().get(CONTRACT_HEADER) else {
+fn check_contract(sent: Option<&[u8]>, spec: &OperationSpec) -> Result<(), ApiError> {
+    let Some(sent) = sent else {
         return Ok(());
     };
     let current = catalog::published(spec);
-    if current.matches(sent.as_bytes()) {
+    if current.matches(sent) {
         return Ok(());
     }
     Err(ApiError::stale(

@@ -4,7 +4,7 @@ use crate::access;
 use crate::envelope::{code_for_status, new_request_id, ApiError, Code};
 use crate::ops::OpTable;
 use crate::state::AppState;
-use crate::{bytes, ops, pair, peer, sse, status, ui};
+use crate::{bytes, calls, ops, pair, peer, sse, status, ui};
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{Server, ServiceRequest, ServiceResponse};
 use actix_web::http::{header, StatusCode};
@@ -61,6 +61,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(
         web::resource("/api/v2/events")
             .route(web::get().to(sse::events))
+            .default_service(web::to(|| async { method_not_allowed("GET") })),
+    )
+    .service(
+        web::resource("/api/v2/calls")
+            .route(web::get().to(calls::socket))
             .default_service(web::to(|| async { method_not_allowed("GET") })),
     )
     .service(

@@ -137,9 +137,34 @@ async function treeTimes(browser, url, ready) {
   return { cold: cold.map(Math.round), warm: warm.map(Math.round) };
 }
 
-/** Keystrokes in Rho's editor: each waits for its `document.edit` reply (a durable acknowledgement). */
+/** Keystrokes in Rho's editor: each waits for its `document.edit` reply (a durable acknowledgement).
+ * The edits travel on the calls socket once it is open (decision 0418), by fetch before: both are
+ * timed in the page (a socket message from its send to its answer's arrival, a fetch by resource
+ * timing). */
 async function keystrokes(browser, url) {
   const ctx = await browser.newContext({ viewport: { width: 1600, height: 900 } });
+  await ctx.addInitScript(() => {
+    window.__edits = [];
+    const sent = new Map();
+    const Native = window.WebSocket;
+    class Timed extends Native {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener("message", (ev) => {
+          const at = performance.now();
+          const id = JSON.parse(ev.data).id;
+          if (sent.has(id)) window.__edits.push({ start: sent.get(id), end: at, via: "socket" });
+          sent.delete(id);
+        });
+      }
+      send(data) {
+        const m = JSON.parse(data);
+        if (m.op === "document.edit") sent.set(m.id, performance.now());
+        return super.send(data);
+      }
+    }
+    window.WebSocket = Timed;
+  });
   const page = await ctx.newPage();
   await page.goto(url);
   const content = page.locator(".cm-content");
@@ -152,9 +177,14 @@ async function keystrokes(browser, url) {
   });
   await content.click();
   await page.keyboard.press("Control+End");
-  const edits = () => page.evaluate(() => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/api/v2/document.edit")).map((e) => ({ start: e.startTime, end: e.responseEnd })));
+  const edits = () =>
+    page.evaluate(() => [
+      ...performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/api/v2/document.edit")).map((e) => ({ start: e.startTime, end: e.responseEnd, via: "fetch" })),
+      ...window.__edits,
+    ].sort((a, b) => a.end - b.end));
   const keyToAck = [];
   const sendToAck = [];
+  const via = { socket: 0, fetch: 0 };
   for (let i = 0; i < KEYS; i++) {
     const before = (await edits()).length;
     await page.keyboard.press("x");
@@ -169,10 +199,11 @@ async function keystrokes(browser, url) {
     const e = list[list.length - 1];
     keyToAck.push(e.end - keyAt);
     sendToAck.push(e.end - e.start);
+    via[e.via] += 1;
     await sleep(20);
   }
   await ctx.close();
-  return { keyToAck, sendToAck };
+  return { keyToAck, sendToAck, via };
 }
 
 /** One small write and fdatasync, `n` times, in `folder` (the disk Rho's journal is on): appended, and over a preallocated file. */
@@ -318,6 +349,7 @@ try {
   const keys = {
     bench: "keystroke to durable acknowledgement (ms) next to one fdatasync in Rho's state folder",
     keystrokes: KEYS,
+    edits_via: k.via,
     key_to_ack_p50: round(quantile(k.keyToAck, 0.5)),
     key_to_ack_p90: round(quantile(k.keyToAck, 0.9)),
     send_to_ack_p50: round(quantile(k.sendToAck, 0.5)),

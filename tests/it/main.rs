@@ -21,6 +21,7 @@ mod agent_mcp_contract;
 mod agent_native;
 #[cfg(feature = "test-owner")]
 mod agent_stale;
+mod calls_socket;
 mod capabilities;
 mod chromium;
 mod console;

@@ -61,6 +61,16 @@ const browser = await chromium.launch({
 try {
   const context = await browser.newContext({ viewport: { width: 1600, height: 900 } });
   const page = await context.newPage();
+  // Every document.edit the tab sends, by fetch or over the calls socket (decision 0418).
+  const sentEdits = [];
+  let socketEdits = 0;
+  page.on("request", (r) => r.url().endsWith("/api/v2/document.edit") && sentEdits.push(r.postDataJSON()));
+  page.on("websocket", (ws) =>
+    ws.on("framesent", (f) => {
+      const m = typeof f.payload === "string" ? JSON.parse(f.payload) : null;
+      if (m?.op === "document.edit") socketEdits += sentEdits.push(m.body) && 1;
+    }),
+  );
   watch(page, "local");
   const t0 = Date.now();
   await page.goto(`${url}/`);
@@ -83,8 +93,6 @@ try {
   // once. The binding re-checks a composition every 100 ms, so half a second with nothing sent is
   // five chances to have sent it.
   const cdp = await context.newCDPSession(page);
-  const sentEdits = [];
-  page.on("request", (r) => r.url().endsWith("/api/v2/document.edit") && sentEdits.push(r.postDataJSON()));
   await until("nothing left to send before the composition", async () => !(await page.getByTestId("editor-status").textContent()).includes("sending"));
   const beforeIme = sentEdits.length;
   for (const [text, at] of [["に", 1], ["にほ", 2], ["にほん", 3], ["日本", 2]]) {
@@ -100,6 +108,8 @@ try {
   facts.ime_edits = imeEdits;
   check(imeEdits.join("") === "日本", `the composed text is sent once, and only it: ${JSON.stringify(imeEdits)}`);
   check(((await serverText()).match(/日本/g) ?? []).length === 1, "the service holds the composed text once");
+  facts.edits_over_the_calls_socket = socketEdits;
+  check(socketEdits > 0, "the editor's edits travel on the calls socket once it is open");
   await cdp.detach();
 
   // An Agent edit through the real grant shows live in the open tab, attributed.

@@ -19,6 +19,7 @@ pub mod r;
 pub mod service;
 pub mod slurm;
 pub mod sshd;
+pub mod ws;
 
 pub use env::{mode, rscript_spy, Env};
 pub use http::{http, http_raw, Events};

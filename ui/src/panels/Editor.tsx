@@ -9,6 +9,7 @@ import { openDocument, type OpenDoc } from "./documents";
 import { RunScript } from "../work/RunScript";
 import { languageFor } from "./highlight";
 import { authorMarks, marksFor } from "./marks";
+import { directTyping } from "./typing";
 
 const Remote = Annotation.define<boolean>();
 
@@ -88,6 +89,7 @@ export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
           authorMarks,
           languageFor(path),
           EditorView.lineWrapping,
+          directTyping,
           EditorView.contentAttributes.of({ "aria-label": `Editor: ${path}` }),
           keymap.of([
             { key: "Mod-z", run: () => (void actions.current.undo(), true) },

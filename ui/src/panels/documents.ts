@@ -1,6 +1,6 @@
 //! The tab's open buffers: one binding per document, shared by every editor view of it, fed by the event stream.
 
-import { call } from "../api/client";
+import { call, callSocket } from "../api/client";
 import type { EditSpec } from "../api/types";
 import { Binding, type Transport } from "../sync/binding";
 
@@ -31,6 +31,8 @@ export function openDocument(projectId: string, path: string): Promise<OpenDoc> 
   let p = open.get(key);
   if (!p) {
     p = (async () => {
+      // The editor's edits go over the calls socket: open it while the buffer opens.
+      callSocket()?.ready();
       const reply = await call("document.open", { projectId, path });
       const binding = await Binding.open(transport(projectId, reply.id));
       const doc = { id: reply.id, path: reply.path, projectId, binding };
