@@ -3,13 +3,13 @@
 import { defaultKeymap } from "@codemirror/commands";
 import { Annotation, EditorState, Transaction } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers } from "@codemirror/view";
-import { useEffect, useRef, useState } from "react";
+import { startTransition, useEffect, useMemo, useRef, useState } from "react";
 import type { BindingStatus } from "../sync/binding";
 import { openDocument, type OpenDoc } from "./documents";
 import { RunScript } from "../work/RunScript";
 import { languageFor } from "./highlight";
 import { authorMarks, marksFor } from "./marks";
-import { directTyping } from "./typing";
+import { directTyping, Sent } from "./typing";
 
 const Remote = Annotation.define<boolean>();
 
@@ -18,6 +18,47 @@ export interface EditorParams {
   path: string;
   /** Opens this buffer's History panel. */
   onHistory?: () => void;
+}
+
+/** The binding's latest status, for the few elements that show it. */
+class StatusFeed {
+  current: BindingStatus | null = null;
+  private readonly listeners = new Set<(s: BindingStatus) => void>();
+  set(s: BindingStatus): void {
+    this.current = s;
+    for (const l of this.listeners) l(s);
+  }
+  listen(l: (s: BindingStatus) => void): () => void {
+    this.listeners.add(l);
+    return () => void this.listeners.delete(l);
+  }
+}
+
+/** The feed's status in a component of its own, updated as a transition: a keystroke re-renders
+ * only this, after its edit has left and its answer has been read (decision 0418). */
+function useStatus(feed: StatusFeed): BindingStatus | null {
+  const [status, setStatus] = useState<BindingStatus | null>(feed.current);
+  useEffect(() => feed.listen((s) => startTransition(() => setStatus(s))), [feed]);
+  return status;
+}
+
+function StatusText({ feed }: { feed: StatusFeed }) {
+  const status = useStatus(feed);
+  return (
+    <span className="status" role="status" data-testid="editor-status">
+      {describe(status)}
+    </span>
+  );
+}
+
+function ProblemAlert({ feed }: { feed: StatusFeed }) {
+  const status = useStatus(feed);
+  if (!status?.problem) return null;
+  return (
+    <p className="problem" role="alert">
+      Refused: {status.problem}
+    </p>
+  );
 }
 
 function describe(s: BindingStatus | null): string {
@@ -35,7 +76,7 @@ export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
   const host = useRef<HTMLDivElement>(null);
   const [doc, setDoc] = useState<OpenDoc | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [status, setStatus] = useState<BindingStatus | null>(null);
+  const feed = useMemo(() => new StatusFeed(), []);
   const [note, setNote] = useState<string | null>(null);
   const [conflict, setConflict] = useState<{ message: string; digest: string | null } | null>(null);
 
@@ -89,7 +130,7 @@ export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
           authorMarks,
           languageFor(path),
           EditorView.lineWrapping,
-          directTyping,
+          directTyping((changes) => b.local(changes)),
           EditorView.contentAttributes.of({ "aria-label": `Editor: ${path}` }),
           keymap.of([
             { key: "Mod-z", run: () => (void actions.current.undo(), true) },
@@ -100,7 +141,7 @@ export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
           ]),
           EditorView.updateListener.of((u) => {
             for (const tr of u.transactions) {
-              if (tr.docChanged && !tr.annotation(Remote)) b.local(tr.changes);
+              if (tr.docChanged && !tr.annotation(Remote) && !tr.annotation(Sent)) b.local(tr.changes);
             }
           }),
         ],
@@ -116,13 +157,13 @@ export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
         });
       },
       composing: () => view.composing,
-      changed: setStatus,
+      changed: (st) => feed.set(st),
     });
     return () => {
       b.attach(null);
       view.destroy();
     };
-  }, [doc, path]);
+  }, [doc, path, feed]);
 
   if (error) {
     return (
@@ -146,15 +187,9 @@ export function EditorPanel({ projectId, path, onHistory }: EditorParams) {
           </button>
         )}
         <RunScript projectId={projectId} documentId={doc?.id ?? ""} binding={doc?.binding ?? null} path={path} />
-        <span className="status" role="status" data-testid="editor-status">
-          {describe(status)}
-        </span>
+        <StatusText feed={feed} />
       </div>
-      {status?.problem && (
-        <p className="problem" role="alert">
-          Refused: {status.problem}
-        </p>
-      )}
+      <ProblemAlert feed={feed} />
       {conflict && (
         <div className="conflict" role="alert">
           <p>The file changed on disk since it was opened or saved. Saving now would replace the disk's version.</p>

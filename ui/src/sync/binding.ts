@@ -89,6 +89,8 @@ export class Binding {
   /** The newest version an event announced. */
   private announced: number;
   private queue: Promise<unknown> = Promise.resolve();
+  /** No step is queued or running (`run` then starts a step at once). */
+  private idle = true;
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** The current typing burst and when its first keystroke came. */
   private burst: { id: string; since: number } | null = null;
@@ -164,8 +166,10 @@ export class Binding {
     if (this.burst === null || now - this.burst.since >= this.burstMs) this.burst = { id: this.newId(), since: now };
     if (this.pending === null) this.pendingBurst = this.burst.id;
     this.pending = this.pending ? this.pending.compose(changes) : changes;
-    this.update({ unsent: true });
+    // The edit's send step is queued before anything the status change schedules (a render), so
+    // the keystroke leaves first (decision 0418).
     this.kick();
+    this.update({ unsent: true });
   }
 
   /** A `document.changed` event (`change`: its kind, base version and edits, when carried). */
@@ -252,9 +256,28 @@ export class Binding {
 
   // --- The queue's steps.
 
+  /** Runs `step` after every step queued before it; at once when none is queued or running, so
+   * an idle buffer's keystroke leaves within the keystroke's own task (decision 0418). */
   private run<T>(step: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(step, step);
-    this.queue = next.catch(() => undefined);
+    let next: Promise<T>;
+    if (this.idle) {
+      this.idle = false;
+      try {
+        next = step();
+      } catch (e) {
+        next = Promise.reject(e);
+      }
+    } else {
+      next = this.queue.then(step, step);
+    }
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queue = settled;
+    void settled.then(() => {
+      if (this.queue === settled) this.idle = true;
+    });
     return next;
   }
 
@@ -420,7 +443,10 @@ export class Binding {
   }
 
   private update(change: Partial<BindingStatus>): void {
-    this.status = { ...this.status, ...change };
+    const next = { ...this.status, ...change };
+    const keys = Object.keys(next) as (keyof BindingStatus)[];
+    if (keys.every((k) => next[k] === this.status[k])) return;
+    this.status = next;
     this.surface?.changed(this.status);
   }
 }
