@@ -4,12 +4,14 @@
 
 pub mod check;
 pub mod copy;
+pub mod jobfacts;
 pub mod list;
 pub mod route;
 pub mod serverctl;
 pub mod session;
 pub mod slurm;
 pub mod ssh;
+pub mod stage;
 pub mod wrapper;
 
 pub use check::{check, check_command, CheckReport, Found, Interpreters};
