@@ -1,5 +1,7 @@
 //! Places through the real `rho` (issue 19): ssh hosts and serverctl servers (`ssh`), and
-//! managed runs on a Slurm cluster the tests start (`slurm`).
+//! managed runs on a Slurm cluster the tests start (`slurm`), also behind an ssh login node
+//! (`slurm_via`).
 
 mod slurm;
+mod slurm_via;
 mod ssh;
