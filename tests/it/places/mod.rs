@@ -1,7 +1,9 @@
-//! Places through the real `rho` (issue 19): ssh hosts and serverctl servers (`ssh`), and
+//! Places through the real `rho` (issue 19): ssh hosts and serverctl servers (`ssh`), a server's
+//! files (`server_files`), and
 //! managed runs on a Slurm cluster the tests start (`slurm`), also behind an ssh login node
 //! (`slurm_via`).
 
+mod server_files;
 mod slurm;
 mod slurm_via;
 mod ssh;
