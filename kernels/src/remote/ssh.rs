@@ -75,7 +75,8 @@ impl SshPlace {
     }
 
     /// The control folder, created private (0700); one that is not a folder of this user's
-    /// own, closed to others, is refused (a short folder under `/tmp` could be made by anyone).
+    /// own that no one else may write is refused (a short folder under `/tmp` could be made by
+    /// anyone).
     pub fn prepare(&self) -> std::io::Result<()> {
         use std::os::unix::fs::{DirBuilderExt, MetadataExt};
         std::fs::DirBuilder::new()
@@ -83,9 +84,9 @@ impl SshPlace {
             .mode(0o700)
             .create(&self.control_dir)?;
         let m = std::fs::symlink_metadata(&self.control_dir)?;
-        if !m.is_dir() || m.uid() != nix::unistd::geteuid().as_raw() || m.mode() & 0o077 != 0 {
+        if !m.is_dir() || m.uid() != nix::unistd::geteuid().as_raw() || m.mode() & 0o022 != 0 {
             return Err(std::io::Error::other(format!(
-                "ssh's control folder {} is not a private folder of this user's",
+                "ssh's control folder {} is not a folder of this user's that only it may write",
                 self.control_dir.display()
             )));
         }
@@ -99,7 +100,7 @@ pub const MAX_CONTROL_DIR: usize = 107 - 1 - 40 - 17;
 
 /// The folder of ssh's control sockets for the service whose state is `state`: `<state>/ssh`,
 /// or, when that path is too long for a socket, `/tmp/rho-ssh-<uid>-<hash of it>` (0700, checked
-/// to be this user's own when used).
+/// to be this user's own, writable by no one else, when used).
 pub fn control_folder(state: &Path) -> PathBuf {
     use sha2::{Digest, Sha256};
     use std::os::unix::ffi::OsStrExt;
