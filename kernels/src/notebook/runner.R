@@ -19,8 +19,12 @@ local({
   # on a pipe (a cell's cat() before a Sys.sleep() would arrive only with its end). A fifo
   # connection on the same pipe writes at once; it is the bottom sink, under any of the cell's own.
   printed <- tryCatch(fifo("/dev/stdout", open = "w"), error = function(e) NULL, warning = function(w) NULL)
+  # How many sinks are Rho's own during a cell (NA: a cell's sink was left from before).
+  own_sinks <- NA_integer_
   ensure_printed_sink <- function() {
-    if (!is.null(printed) && sink.number() == 0) sink(printed)
+    if (sink.number() > 0) return(own_sinks <<- NA_integer_)
+    if (!is.null(printed)) sink(printed)
+    own_sinks <<- sink.number()
   }
   answered <- FALSE
   emit <- function(x) {
@@ -197,6 +201,21 @@ local({
     if (is.null(call)) paste0(kind, ": ", msg, "\n")
     else paste0(kind, " in ", paste(deparse(call, nlines = 1), collapse = ""), " : ", msg, "\n")
   }
+  # A value a cell shows is printed into the frames' own buffer: it leaves in one write, not
+  # one per piece, and the cell's last value leaves in the same write as the frames after it
+  # (small writes one after another stall on the Nagle algorithm of an ssh without a tty,
+  # REMOTE.md). Anything a frame carries in between keeps its place: it goes into that buffer.
+  show_value <- function(value, last) {
+    # A sink of the cell's own takes it.
+    if (is.na(own_sinks) || sink.number() != own_sinks) return(invisible(print(value)))
+    sink(frames)
+    on.exit({
+      sink()
+      if (!last) flush(frames)
+    })
+    print(value)
+    invisible()
+  }
   run_cell <- function(cell, code) {
     cur_cell <<- cell; cell_plots <<- 0L
     ensure_printed_sink()
@@ -204,9 +223,10 @@ local({
     outcome <- if (inherits(exprs, "error")) {
       out("error", paste0("Error: ", conditionMessage(exprs), "\n")); "error"
     } else tryCatch(withCallingHandlers({
-      for (e in exprs) {
-        r <- withVisible(eval(e, globalenv()))
-        if (r$visible) print(r$value)
+      n <- length(exprs)
+      for (i in seq_len(n)) {
+        r <- withVisible(eval(exprs[[i]], globalenv()))
+        if (r$visible) show_value(r$value, last = i == n)
       }
       "done"
     }, message = function(m) {
