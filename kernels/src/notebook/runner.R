@@ -19,20 +19,33 @@ local({
   # on a pipe (a cell's cat() before a Sys.sleep() would arrive only with its end). A fifo
   # connection on the same pipe writes at once; it is the bottom sink, under any of the cell's own.
   printed <- tryCatch(fifo("/dev/stdout", open = "w"), error = function(e) NULL, warning = function(w) NULL)
-  # How many sinks are Rho's own during a cell (NA: a cell's sink was left from before).
-  own_sinks <- NA_integer_
   ensure_printed_sink <- function() {
-    if (sink.number() > 0) return(own_sinks <<- NA_integer_)
-    if (!is.null(printed)) sink(printed)
-    own_sinks <<- sink.number()
+    if (!is.null(printed) && sink.number() == 0) sink(printed)
   }
+  # How many sinks are Rho's own (`printed`, the bottom one): more is a sink of the cell's own.
+  own_sinks <- if (is.null(printed)) 0L else 1L
   answered <- FALSE
+  # What a shown value printed and has not gone out yet: it leaves in the same write as the next
+  # frame (one write() per frame, never one per piece: small writes one after another stall on
+  # the Nagle algorithm of ssh and srun, REMOTE.md; `frames` is unbuffered on a pipe).
+  held <- ""
+  capture <- NULL
+  captured <- function() {
+    v <- rawConnectionValue(capture)
+    rawToChar(v[v != as.raw(0)])
+  }
   emit <- function(x) {
     if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
     seq_no <<- seq_no + 1L
+    if (!is.null(capture)) { # a value being shown raised this: its text so far goes first
+      held <<- paste0(held, captured())
+      sink(); close(capture)
+      capture <<- rawConnection(raw(0), "w"); sink(capture)
+    }
     json <- to_json(x)
     flush(stdout()) # the cell's printed text first, then the frame after it
-    cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "", file = frames)
+    cat(paste0(held, "\002RHO", nonce, "#", seq_no, " ", json, "\003"), file = frames)
+    held <<- ""
     flush(frames)
   }
   out <- function(stream, text) emit(list(t = "out", stream = stream, text = text))
@@ -201,17 +214,20 @@ local({
     if (is.null(call)) paste0(kind, ": ", msg, "\n")
     else paste0(kind, " in ", paste(deparse(call, nlines = 1), collapse = ""), " : ", msg, "\n")
   }
-  # A value a cell shows is printed into the frames' own buffer: it leaves in one write, not
-  # one per piece, and the cell's last value leaves in the same write as the frames after it
-  # (small writes one after another stall on the Nagle algorithm of an ssh without a tty,
-  # REMOTE.md). Anything a frame carries in between keeps its place: it goes into that buffer.
+  # A value a cell shows is printed into a buffer of its own and leaves in one write: a value
+  # that is not the cell's last at once, the last one with the end frame. Only when Rho's own
+  # sink is the top one: a sink of the cell's own takes it.
   show_value <- function(value, last) {
-    # A sink of the cell's own takes it.
-    if (is.na(own_sinks) || sink.number() != own_sinks) return(invisible(print(value)))
-    sink(frames)
+    if (sink.number() != own_sinks) return(invisible(print(value)))
+    capture <<- rawConnection(raw(0), "w")
+    sink(capture)
     on.exit({
       sink()
-      if (!last) flush(frames)
+      held <<- paste0(held, captured())
+      close(capture); capture <<- NULL
+      if (!last && nzchar(held)) {
+        cat(held, file = frames); held <<- ""; flush(frames)
+      }
     })
     print(value)
     invisible()
