@@ -28,20 +28,27 @@ fn inventory(dir: &Path, plan: &RunPlan) -> Vec<InventoryEntry> {
 
 /// A log Slurm writes into the project itself (a cluster on this machine): at most `cap`
 /// bytes count, and once the job ended the file is cut to its head, as a local run's log is.
+/// A marker beside it (`<log>.cut`, made before the cut) keeps the cut stated for every later
+/// look (two looks at one run may read it at once).
 pub(crate) fn local_log(path: &Path, cap: u64, ended: bool) -> LogFacts {
     let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let mut marker = path.as_os_str().to_os_string();
+    marker.push(".cut");
+    let marker = std::path::PathBuf::from(marker);
     if ended && size > cap {
-        let cut = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .and_then(|f| f.set_len(cap));
+        let cut = std::fs::write(&marker, b"").and_then(|()| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .and_then(|f| f.set_len(cap))
+        });
         if let Err(e) = cut {
             tracing::warn!(path = %path.display(), error = %e, "a Slurm log could not be cut to r.maxLogBytes");
         }
     }
     LogFacts {
         bytes: size.min(cap),
-        truncated: size > cap,
+        truncated: size > cap || marker.exists(),
     }
 }
 
@@ -112,7 +119,15 @@ mod tests {
         let ended = local_log(&p, 4, true);
         assert_eq!((ended.bytes, ended.truncated), (4, true));
         assert_eq!(std::fs::read(&p).unwrap(), b"0123");
-        let small = local_log(&p, 100, true);
+        let again = local_log(&p, 4, true);
+        assert_eq!(
+            (again.bytes, again.truncated),
+            (4, true),
+            "the cut stays stated"
+        );
+        let q = d.path().join("stderr.log");
+        std::fs::write(&q, b"0123").unwrap();
+        let small = local_log(&q, 100, true);
         assert_eq!((small.bytes, small.truncated), (4, false));
     }
 }
