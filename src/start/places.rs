@@ -28,7 +28,8 @@ fn selected(option: Option<&Path>, env: &str, label: &str) -> Result<Option<Path
     }
 }
 
-/// The places' runtime of a start: ssh's control sockets live in `<state>/ssh` (0700).
+/// The places' runtime of a start: ssh's control sockets live in `<state>/ssh` (0700), or in
+/// a short private folder under `/tmp` when that path is too long for a socket.
 pub(crate) fn remote_runtime(
     ssh: Option<&Path>,
     serverctl: Option<&Path>,
@@ -37,6 +38,6 @@ pub(crate) fn remote_runtime(
     Ok(RemoteRuntime::new(
         selected(ssh, "RHO_SSH", "ssh")?,
         selected(serverctl, "RHO_SERVERCTL", "serverctl")?,
-        Some(state.join("ssh")),
+        Some(rho_kernels::remote::ssh::control_folder(state)),
     ))
 }

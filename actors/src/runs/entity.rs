@@ -74,6 +74,14 @@ pub enum RunEvent {
         operation_id: String,
         job_id: String,
     },
+    /// The run goes to a Slurm cluster behind an ssh login node, its inputs into `login.folder`
+    /// there (journaled before anything is copied or submitted; appended last, so every older
+    /// encoding keeps its meaning).
+    SlurmPlacedVia {
+        operation_id: String,
+        target: super::slurm::SlurmTarget,
+        login: super::slurm::SlurmLogin,
+    },
 }
 
 impl RunEvent {
@@ -89,7 +97,8 @@ impl RunEvent {
             | RunEvent::StopRequested { operation_id, .. }
             | RunEvent::Exported { operation_id, .. }
             | RunEvent::SlurmPlaced { operation_id, .. }
-            | RunEvent::SlurmJob { operation_id, .. } => operation_id,
+            | RunEvent::SlurmJob { operation_id, .. }
+            | RunEvent::SlurmPlacedVia { operation_id, .. } => operation_id,
         }
     }
 }
@@ -108,6 +117,7 @@ impl EntityEvent for RunEvent {
             RunEvent::Exported { .. } => "run.exported",
             RunEvent::SlurmPlaced { .. } => "run.slurm-placed",
             RunEvent::SlurmJob { .. } => "run.slurm-job",
+            RunEvent::SlurmPlacedVia { .. } => "run.slurm-placed-via",
         }
     }
 
@@ -130,6 +140,10 @@ impl EntityEvent for RunEvent {
                 format!("run {op:?} goes to the Slurm place {}", target.place)
             }
             RunEvent::SlurmJob { job_id, .. } => format!("run {op:?} is Slurm job {job_id}"),
+            RunEvent::SlurmPlacedVia { target, login, .. } => format!(
+                "run {op:?} goes to the Slurm place {} through {}, in {}",
+                target.place, login.via, login.folder
+            ),
             other => format!("{} {op:?}", other.kind()),
         }
     }
@@ -219,6 +233,22 @@ impl Entity for RunsEntity {
                     super::slurm::SlurmRun {
                         target: target.clone(),
                         job_id: None,
+                        login: None,
+                    },
+                );
+                return;
+            }
+            RunEvent::SlurmPlacedVia {
+                operation_id,
+                target,
+                login,
+            } => {
+                self.slurm.insert(
+                    operation_id.clone(),
+                    super::slurm::SlurmRun {
+                        target: target.clone(),
+                        job_id: None,
+                        login: Some(login.clone()),
                     },
                 );
                 return;
@@ -242,7 +272,8 @@ impl Entity for RunsEntity {
             RunEvent::Accepted { .. }
             | RunEvent::Exported { .. }
             | RunEvent::SlurmPlaced { .. }
-            | RunEvent::SlurmJob { .. } => {}
+            | RunEvent::SlurmJob { .. }
+            | RunEvent::SlurmPlacedVia { .. } => {}
             RunEvent::Sending { .. } => r.delivery = Delivery::Sending,
             RunEvent::Sent { .. } => {
                 r.delivery = Delivery::Sent;
@@ -385,7 +416,9 @@ impl Entity for RunsEntity {
             RunCommand::Learn { event }
                 if matches!(
                     event,
-                    RunEvent::SlurmPlaced { .. } | RunEvent::SlurmJob { .. }
+                    RunEvent::SlurmPlaced { .. }
+                        | RunEvent::SlurmJob { .. }
+                        | RunEvent::SlurmPlacedVia { .. }
                 ) =>
             {
                 // Facts of the Slurm side, kept beside the record: always journaled.

@@ -16,6 +16,9 @@ mod outputs;
 pub mod reconcile;
 pub mod render;
 pub mod slurm;
+mod slurm_facts;
+mod slurm_login;
+pub(crate) mod slurm_place;
 pub mod watch;
 
 pub use entity::{RunCommand, RunEvent, RunsEntity};

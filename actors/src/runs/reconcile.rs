@@ -23,6 +23,7 @@ impl Handler<RecoverRuns> for ProjectActor {
     fn handle(&mut self, _: RecoverRuns, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let cx = slurm::SlurmCtx::of(self);
         let watched = self.service_state().watched.clone();
         Box::pin(async move {
             let Ok(Ok(runs)) = me.send(ReadRuns { operation_id: None }).await else {
@@ -37,14 +38,14 @@ impl Handler<RecoverRuns> for ProjectActor {
                 }
                 // A run on a Slurm cluster is followed there; placed with no job id is a doubt.
                 if let Ok(Ok(Some(s))) = me.send(SlurmOf(op.clone())).await {
-                    let Some((event, _)) = slurm::look(&dir, &r, &s).await else {
+                    let Some((event, _)) = slurm::look(&cx, &r, &s).await else {
                         // The controller does not answer now: keep following it.
-                        slurm::follow(me.clone(), dir.clone(), op, &watched);
+                        slurm::follow(me.clone(), cx.clone(), op, &watched);
                         continue;
                     };
                     if let Ok(Ok(after)) = me.send(LearnRun { event }).await {
                         if after.execution == Execution::Running {
-                            slurm::follow(me.clone(), dir.clone(), op, &watched);
+                            slurm::follow(me.clone(), cx.clone(), op, &watched);
                         }
                     }
                     continue;

@@ -1,27 +1,33 @@
-//! Managed `r.execute` runs on a Slurm place (issue 19, decision 0535): the place resolved at
-//! submission, the job submitted with the run id in its name and its id journaled before it is
-//! trusted, followed to its end (outputs then registered as for the Core Host's runs),
-//! cancelled with `scancel`, and after a restart followed again; a doubt makes the run unknown,
-//! never a second submission.
+//! Managed `r.execute` runs on a Slurm place (issue 19, decisions 0535, 0536): the place
+//! resolved at submission, the job submitted with the run id in its name and its id journaled
+//! before it is trusted, followed to its end (outputs then registered as for the Core Host's
+//! runs), cancelled with `scancel`, and after a restart followed again; a doubt makes the run
+//! unknown, never a second submission. A cluster behind a login node runs its commands over
+//! that ssh place (`slurm_login`).
 
-use super::entity::{Observation, RunEvent};
+use super::entity::RunEvent;
 use super::handlers::state::LearnRun;
 use super::model::*;
+use super::slurm_facts::{local_logs, observation};
+use super::slurm_login;
 use super::watch::Watched;
 use crate::error::ActorError;
+use crate::kernel::contract::SshAt;
+use crate::kernel::places::RemoteRuntime;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
 use rho_kernels::host::paths;
-use rho_kernels::remote::slurm::{self as job, BatchSpec, JobFacts, Observed, SubmitError};
-use rho_kernels::remote::SlurmClient;
+use rho_kernels::remote::slurm::{self as job, BatchSpec, Observed, SubmitError};
+use rho_kernels::remote::{SlurmClient, SshPlace};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Each Slurm command's bound.
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
-/// How often a running job is looked at.
+pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
+/// How often a running job is looked at (through a login node: each look is a few ssh calls).
 const POLL: Duration = Duration::from_millis(200);
+const POLL_VIA: Duration = Duration::from_millis(500);
 
 /// Where a run goes, as resolved from its place when it was accepted (journaled, so a later
 /// change of the place's definition does not change where the run is followed).
@@ -45,83 +51,70 @@ impl SlurmTarget {
     }
 }
 
+/// The login node a run's cluster is reached through, as its ssh place was defined when the
+/// run was accepted, and the run's own folder there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlurmLogin {
+    /// The ssh place's name.
+    pub via: String,
+    pub destination: String,
+    pub args: Vec<String>,
+    /// The run's folder there (relative to the login's folder, or absolute).
+    pub folder: String,
+}
+
 /// A run's Slurm side: where it went and, once sbatch answered, its job id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlurmRun {
     pub target: SlurmTarget,
     pub job_id: Option<String>,
+    /// Through a login node: its ssh place and the run's folder there.
+    #[serde(default)]
+    pub login: Option<SlurmLogin>,
+}
+
+/// What following Slurm runs needs of the service: the project folder, the bounds, and the
+/// person's ssh for a login node.
+#[derive(Debug, Clone)]
+pub(crate) struct SlurmCtx {
+    pub dir: PathBuf,
+    /// `r.maxLogBytes`: each log's head kept.
+    pub max_log_bytes: u64,
+    /// `kernel.remoteCopyBytes` and `kernel.remoteCopyTimeoutMs`: a run's inputs together, and
+    /// each output copied back.
+    pub copy_bytes: u64,
+    pub copy_timeout: Duration,
+    pub remote: RemoteRuntime,
+}
+
+impl SlurmCtx {
+    pub(crate) fn of(p: &ProjectActor) -> SlurmCtx {
+        let l = p.config_limits();
+        SlurmCtx {
+            dir: p.dir().to_path_buf(),
+            max_log_bytes: l.r.max_log_bytes,
+            copy_bytes: l.kernel.remote_copy_bytes,
+            copy_timeout: Duration::from_millis(l.kernel.remote_copy_timeout_ms),
+            remote: p.config().kernel.remote.clone(),
+        }
+    }
+
+    /// The login node's ssh place, if the run goes through one.
+    pub(crate) fn login(&self, s: &SlurmRun) -> Result<Option<SshPlace>, ActorError> {
+        s.login
+            .as_ref()
+            .map(|l| {
+                self.remote.ssh_place(&SshAt {
+                    destination: l.destination.clone(),
+                    args: l.args.clone(),
+                })
+            })
+            .transpose()
+    }
 }
 
 fn mailbox(e: MailboxError) -> ActorError {
     ActorError::internal(format!("project mailbox: {e}"))
-}
-
-/// The Slurm place named `place`, read from the project's places (only a cluster on this
-/// machine: its nodes see the project folder).
-pub(crate) async fn target(
-    me: &Addr<ProjectActor>,
-    place: &str,
-) -> Result<SlurmTarget, ActorError> {
-    let kernel = me
-        .send(crate::kernel::handlers::KernelPort)
-        .await
-        .map_err(mailbox)??;
-    let name = place.to_string();
-    let def = kernel
-        .read(move |k: &crate::kernel::KernelEntity| {
-            k.places.place(&name).map(|p| p.definition.clone())
-        })
-        .await?
-        .ok_or_else(|| ActorError::NotFound {
-            what: format!("place {place}"),
-        })?;
-    let slurm = def.slurm.ok_or_else(|| {
-        ActorError::invalid(
-            "input.place",
-            format!("{place} is not a Slurm place: runs go to this machine or to a Slurm cluster"),
-        )
-    })?;
-    if slurm.via.is_some() {
-        return Err(ActorError::unavailable(format!(
-            "{place} reaches its cluster through a login node: runs need the project folder on the cluster's file system, which is not built for a cluster behind ssh"
-        )));
-    }
-    Ok(SlurmTarget {
-        place: place.to_string(),
-        bin: slurm.bin,
-        conf: slurm.conf,
-        partition: slurm.partition,
-        rscript: def.rscript.unwrap_or_else(|| "Rscript".into()),
-    })
-}
-
-/// A program that runs Rscript where the run will run (`srun` on the cluster), for the
-/// requirements probe: written under `.rho/slurm/`.
-pub(crate) fn probe_rscript(dir: &Path, t: &SlurmTarget) -> Result<PathBuf, ActorError> {
-    use std::os::unix::fs::PermissionsExt;
-    let client = t.client();
-    let mut argv = vec![
-        client.program("srun"),
-        "--quiet".into(),
-        "--nodes=1".into(),
-        "--ntasks=1".into(),
-        "--job-name=rho-requirements".into(),
-    ];
-    if let Some(p) = &client.partition {
-        argv.push(format!("--partition={p}"));
-    }
-    argv.push(t.rscript.clone());
-    let line = client
-        .shell_line(&argv)
-        .map_err(|e| ActorError::invalid("input.place", e.to_string()))?;
-    let folder = dir.join(".rho/slurm");
-    std::fs::create_dir_all(&folder).map_err(|e| ActorError::internal(e.to_string()))?;
-    let path = folder.join(format!("rscript-{}.sh", t.place));
-    std::fs::write(&path, format!("#!/bin/sh\n{line} \"$@\"\n"))
-        .map_err(|e| ActorError::internal(e.to_string()))?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
-        .map_err(|e| ActorError::internal(e.to_string()))?;
-    Ok(path)
 }
 
 /// Runs `f` on a plain thread (a stopping service never waits for it).
@@ -136,28 +129,38 @@ async fn off_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -
     rx.await.ok()
 }
 
-/// Submits a run journaled `sending`: its target first, then sbatch; the job id is journaled
-/// before anything uses it. A refusal is `not-sent`; a doubt `uncertain` (never submitted again).
+/// Submits a run journaled `sending`: where it goes first (`placed`, its job id unknown), then
+/// sbatch; the job id is journaled before anything uses it. A refusal is `not-sent`; a doubt
+/// `uncertain` (never submitted again).
 pub(crate) async fn deliver(
     me: Addr<ProjectActor>,
-    dir: PathBuf,
+    cx: SlurmCtx,
     run: RunRecord,
-    target: SlurmTarget,
+    placed: SlurmRun,
     watched: Watched,
 ) -> Result<RunRecord, ActorError> {
     let op = run.operation_id.clone();
-    me.send(LearnRun {
-        event: RunEvent::SlurmPlaced {
+    let target = placed.target.clone();
+    let event = match placed.login.clone() {
+        None => RunEvent::SlurmPlaced {
             operation_id: op.clone(),
             target: target.clone(),
         },
+        Some(login) => RunEvent::SlurmPlacedVia {
+            operation_id: op.clone(),
+            target: target.clone(),
+            login,
+        },
+    };
+    me.send(LearnRun { event }).await.map_err(mailbox)??;
+    let place = cx.login(&placed)?;
+    let (c, plan, o) = (cx.clone(), run.plan.clone(), op.clone());
+    let submitted = off_thread(move || match (&place, &placed.login) {
+        (Some(p), Some(l)) => slurm_login::submit(&c, p, &o, &plan, &placed.target, l),
+        _ => submit(&c.dir, &o, &plan, &placed.target),
     })
     .await
-    .map_err(mailbox)??;
-    let (d, plan, t, o) = (dir.clone(), run.plan.clone(), target.clone(), op.clone());
-    let submitted = off_thread(move || submit(&d, &o, &plan, &t))
-        .await
-        .unwrap_or_else(|| Err(SubmitError::Doubt("the submitting thread ended".into())));
+    .unwrap_or_else(|| Err(SubmitError::Doubt("the submitting thread ended".into())));
     let event = match submitted {
         Ok(job_id) => {
             me.send(LearnRun {
@@ -185,7 +188,7 @@ pub(crate) async fn deliver(
     };
     let record = me.send(LearnRun { event }).await.map_err(mailbox)??;
     if record.execution == Execution::Running {
-        follow(me, dir, op, &watched);
+        follow(me, cx, op, &watched);
     }
     Ok(record)
 }
@@ -223,100 +226,52 @@ fn submit(dir: &Path, op: &str, plan: &RunPlan, t: &SlurmTarget) -> Result<Strin
     )
 }
 
-/// The declared artifacts as the job left them.
-fn inventory(dir: &Path, plan: &RunPlan) -> Vec<InventoryEntry> {
-    use sha2::{Digest, Sha256};
-    plan.artifacts
-        .iter()
-        .map(|a| {
-            let path = dir.join(&plan.output_directory).join(&a.path);
-            let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
-            let data = regular.then(|| std::fs::read(&path).ok()).flatten();
-            InventoryEntry {
-                path: a.path.clone(),
-                bytes: data.as_ref().map(|d| d.len() as u64),
-                sha256: data.map(|d| rho_plumbing::hex::encode(&Sha256::digest(&d))),
-            }
-        })
-        .collect()
-}
-
-fn log(path: &Path) -> LogFacts {
-    LogFacts {
-        bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
-        truncated: false,
-    }
-}
-
-/// What a job's facts mean for the run (`stop`: the run's stop facts so far).
-pub(crate) fn observation(
-    dir: &Path,
-    op: &str,
-    plan: &RunPlan,
-    f: &JobFacts,
-    stop: Option<&StopFacts>,
-) -> Observation {
-    let ended = f.ended();
-    let exit = ended.then(|| ExitFacts {
-        exit_code: if f.signal.is_some() {
-            None
-        } else {
-            f.exit_code
-        },
-        signal: f.signal,
-        spawn_error: (!matches!(f.state.as_str(), "COMPLETED" | "FAILED" | "CANCELLED"))
-            .then(|| format!("Slurm ended the job {}: {}", f.job_id, f.state)),
-        ended_at_ms: Some(rho_plumbing::time::now_ms()),
-    });
-    Observation {
-        execution: if ended {
-            Execution::Exited
-        } else {
-            Execution::Running
-        },
-        exit: exit.clone(),
-        stop: stop.map(|s| StopFacts {
-            state: match (ended, f.state.as_str()) {
-                (true, "CANCELLED") => StopState::Stopped,
-                (true, _) => StopState::FinishedFirst,
-                (false, _) => StopState::Signalled,
-            },
-            requested_by: s.requested_by.clone(),
-            at_ms: s.at_ms,
-            core_exit: exit,
-        }),
-        stdout: log(&paths::stdout_path(dir, op)),
-        stderr: log(&paths::stderr_path(dir, op)),
-        inventory: ended.then(|| inventory(dir, plan)),
-    }
-}
-
-/// Looks at the job once: the event it means, and whether the run is over.
-pub(crate) async fn look(dir: &Path, run: &RunRecord, s: &SlurmRun) -> Option<(RunEvent, bool)> {
+/// Looks at the job once: the event it means, and whether the run is over. Through a login
+/// node its logs are read back and, once it ended, its outputs copied back first; a login node
+/// that does not answer is asked again, like a controller.
+pub(crate) async fn look(cx: &SlurmCtx, run: &RunRecord, s: &SlurmRun) -> Option<(RunEvent, bool)> {
     let op = run.operation_id.clone();
     let Some(job_id) = s.job_id.clone() else {
         // Placed but never answered: a doubt, never a second submission.
         return Some((RunEvent::Uncertain { operation_id: op }, true));
     };
-    let (client, o) = (s.target.client(), op.clone());
+    let place = match cx.login(s) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(operation = %op, error = %e, "the run's login node cannot be reached now");
+            return None;
+        }
+    };
+    let (client, o, c, plan, login) = (
+        s.target.client(),
+        op.clone(),
+        cx.clone(),
+        run.plan.clone(),
+        s.login.clone(),
+    );
     // Off the actor's thread. The job completion log's path is asked of the controller only
     // when neither it nor accounting knows the job (the rare case, not every poll).
     let seen = off_thread(move || {
-        let seen = job::observe(&client, None, &job_id, &o, None, COMMAND_TIMEOUT);
-        if !matches!(seen, Ok(Observed::Unknown(_))) {
-            return seen;
-        }
-        match job::jobcomp_path(&client, None, COMMAND_TIMEOUT) {
-            Ok(Some(path)) => {
-                job::observe(&client, None, &job_id, &o, Some(&path), COMMAND_TIMEOUT)
+        let p = place.as_ref();
+        let mut seen = job::observe(&client, p, &job_id, &o, None, COMMAND_TIMEOUT);
+        if matches!(seen, Ok(Observed::Unknown(_))) {
+            if let Ok(Some(path)) = job::jobcomp_path(&client, p, COMMAND_TIMEOUT) {
+                seen = job::observe(&client, p, &job_id, &o, Some(&path), COMMAND_TIMEOUT);
             }
-            _ => seen,
         }
+        let Ok(Observed::Job(f)) = seen else {
+            return seen.map(|s| (s, None));
+        };
+        let logs = match (p, &login) {
+            (Some(p), Some(l)) => slurm_login::fetch(&c, p, &o, &plan, l, f.ended())?,
+            _ => local_logs(&c.dir, &o, c.max_log_bytes, f.ended()),
+        };
+        Ok((Observed::Job(f), Some(logs)))
     })
     .await?;
     match seen {
-        Ok(Observed::Job(f)) => {
-            let o = observation(dir, &op, &run.plan, &f, run.stop.as_ref());
+        Ok((Observed::Job(f), Some(logs))) => {
+            let o = observation(&cx.dir, &run.plan, &f, run.stop.as_ref(), logs);
             let done = o.execution.is_over();
             Some((
                 RunEvent::Observed {
@@ -326,16 +281,17 @@ pub(crate) async fn look(dir: &Path, run: &RunRecord, s: &SlurmRun) -> Option<(R
                 done,
             ))
         }
-        Ok(Observed::NotOurs { name }) => {
+        Ok((Observed::NotOurs { name }, _)) => {
             tracing::warn!(operation = %op, %name, "the run's job id names another job: its execution is unknown");
             Some((RunEvent::ExecutionUnknown { operation_id: op }, true))
         }
-        Ok(Observed::Unknown(why)) => {
+        Ok((Observed::Unknown(why), _)) => {
             tracing::warn!(operation = %op, %why, "no Slurm source knows the run's job: its execution is unknown");
             Some((RunEvent::ExecutionUnknown { operation_id: op }, true))
         }
+        Ok((Observed::Job(_), None)) => None,
         Err(e) => {
-            tracing::warn!(operation = %op, error = %e, "the Slurm controller did not answer; asking again");
+            tracing::warn!(operation = %op, error = %e, "the Slurm controller or the login node did not answer; asking again");
             None
         }
     }
@@ -365,12 +321,12 @@ impl Handler<SlurmOf> for ProjectActor {
 }
 
 /// Follows a submitted run until its job ends (one follower per run per service).
-pub(crate) fn follow(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: &Watched) {
-    let Some(release) = watched.claim(&dir, &op) else {
+pub(crate) fn follow(me: Addr<ProjectActor>, cx: SlurmCtx, op: String, watched: &Watched) {
+    let Some(release) = watched.claim(&cx.dir, &op) else {
         return;
     };
     let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    super::announce::follow(me.clone(), dir.clone(), op.clone(), over.clone());
+    super::announce::follow(me.clone(), cx.dir.clone(), op.clone(), over.clone());
     actix::spawn(async move {
         loop {
             let (Ok(Ok(Some(s))), Ok(Ok(mut runs))) = (
@@ -383,12 +339,13 @@ pub(crate) fn follow(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: 
                 break;
             };
             let Some(run) = runs.pop() else { break };
-            match look(&dir, &run, &s).await {
+            match look(&cx, &run, &s).await {
                 Some((event, done)) => {
                     if !matches!(me.send(LearnRun { event }).await, Ok(Ok(_))) || done {
                         break;
                     }
-                    tokio::time::sleep(POLL).await;
+                    let poll = if s.login.is_some() { POLL_VIA } else { POLL };
+                    tokio::time::sleep(poll).await;
                 }
                 None => tokio::time::sleep(Duration::from_secs(1)).await,
             }
@@ -400,14 +357,21 @@ pub(crate) fn follow(me: Addr<ProjectActor>, dir: PathBuf, op: String, watched: 
 
 /// `action.cancel` of a Slurm run (its stop request already journaled): `scancel`, then the
 /// job as it stands.
-pub(crate) async fn cancel(dir: &Path, run: &RunRecord, s: &SlurmRun) -> Option<RunEvent> {
+pub(crate) async fn cancel(cx: &SlurmCtx, run: &RunRecord, s: &SlurmRun) -> Option<RunEvent> {
     let job_id = s.job_id.clone()?;
     let client = s.target.client();
+    let place = match cx.login(s) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(operation = %run.operation_id, error = %e, "scancel: the login node cannot be reached now");
+            return None;
+        }
+    };
     let cancelled =
-        off_thread(move || job::cancel(&client, None, &job_id, COMMAND_TIMEOUT)).await?;
+        off_thread(move || job::cancel(&client, place.as_ref(), &job_id, COMMAND_TIMEOUT)).await?;
     if let Err(e) = cancelled {
         tracing::warn!(operation = %run.operation_id, error = %e, "scancel failed");
         return None;
     }
-    look(dir, run, s).await.map(|(e, _)| e)
+    look(cx, run, s).await.map(|(e, _)| e)
 }

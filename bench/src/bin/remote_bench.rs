@@ -389,7 +389,7 @@ fn main() {
     if !part("allocation") && !part("runs") {
         return;
     }
-    let slurm = Slurm::start(&dir.join("slurm"));
+    let slurm = Slurm::start();
     let srun = |name: &str| Route::Srun {
         login: None,
         slurm: slurm.client(),
@@ -413,7 +413,7 @@ fn main() {
 }
 
 fn ssh_pairs(dir: &Path, n: usize) {
-    let sshd = Sshd::start(&dir.join("sshd"));
+    let sshd = Sshd::start();
     // ssh's control socket path must stay under 108 bytes: a short folder of its own.
     let control = std::path::PathBuf::from(format!("/tmp/rho-bench-ssh-{}", std::process::id()));
     let place = sshd.place(&control);

@@ -1,6 +1,7 @@
 //! The one bounded child runner: its own process group, bounded in wall time and captured output.
 //!
-//! The caller builds the [`Command`] (program, arguments, cwd, environment); [`run`] closes stdin,
+//! The caller builds the [`Command`] (program, arguments, cwd, environment); [`run`] closes stdin
+//! ([`run_fed`] gives it a file),
 //! pipes stdout and stderr into reader threads, and puts the child in a new process group. On
 //! timeout, when a stream passes its cap, or when the runner unwinds, the whole group is killed
 //! (SIGKILL); what was captured is kept. Blocking: call it on a blocking thread.
@@ -94,9 +95,19 @@ impl Drop for Group {
 
 /// Runs `cmd` (stdin closed) for at most `timeout`, keeping at most `max_output` bytes of
 /// stdout and stderr together (each stream at most that much; the run stops when either passes).
-pub fn run(mut cmd: Command, timeout: Duration, max_output: u64) -> Result<Bounded, SpawnError> {
+pub fn run(cmd: Command, timeout: Duration, max_output: u64) -> Result<Bounded, SpawnError> {
+    run_fed(cmd, Stdio::null(), timeout, max_output)
+}
+
+/// [`run`] with `stdin` as the child's standard input (a file whose bytes it reads).
+pub fn run_fed(
+    mut cmd: Command,
+    stdin: Stdio,
+    timeout: Duration,
+    max_output: u64,
+) -> Result<Bounded, SpawnError> {
     let program = cmd.get_program().to_string_lossy().into_owned();
-    cmd.stdin(Stdio::null())
+    cmd.stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);

@@ -22,13 +22,30 @@ local({
   ensure_printed_sink <- function() {
     if (!is.null(printed) && sink.number() == 0) sink(printed)
   }
+  # How many sinks are Rho's own (`printed`, the bottom one): more is a sink of the cell's own.
+  own_sinks <- if (is.null(printed)) 0L else 1L
   answered <- FALSE
+  # What a shown value printed and has not gone out yet: it leaves in the same write as the next
+  # frame (one write() per frame, never one per piece: small writes one after another stall on
+  # the Nagle algorithm of ssh and srun, REMOTE.md; `frames` is unbuffered on a pipe).
+  held <- ""
+  capture <- NULL
+  captured <- function() {
+    v <- rawConnectionValue(capture)
+    rawToChar(v[v != as.raw(0)])
+  }
   emit <- function(x) {
     if (identical(x$t, "end") || identical(x$t, "inspect")) answered <<- TRUE
     seq_no <<- seq_no + 1L
+    if (!is.null(capture)) { # a value being shown raised this: its text so far goes first
+      held <<- paste0(held, captured())
+      sink(); close(capture)
+      capture <<- rawConnection(raw(0), "w"); sink(capture)
+    }
     json <- to_json(x)
     flush(stdout()) # the cell's printed text first, then the frame after it
-    cat("\002RHO", nonce, "#", seq_no, " ", json, "\003", sep = "", file = frames)
+    cat(paste0(held, "\002RHO", nonce, "#", seq_no, " ", json, "\003"), file = frames)
+    held <<- ""
     flush(frames)
   }
   out <- function(stream, text) emit(list(t = "out", stream = stream, text = text))
@@ -197,6 +214,24 @@ local({
     if (is.null(call)) paste0(kind, ": ", msg, "\n")
     else paste0(kind, " in ", paste(deparse(call, nlines = 1), collapse = ""), " : ", msg, "\n")
   }
+  # A value a cell shows is printed into a buffer of its own and leaves in one write: a value
+  # that is not the cell's last at once, the last one with the end frame. Only when Rho's own
+  # sink is the top one: a sink of the cell's own takes it.
+  show_value <- function(value, last) {
+    if (sink.number() != own_sinks) return(invisible(print(value)))
+    capture <<- rawConnection(raw(0), "w")
+    sink(capture)
+    on.exit({
+      sink()
+      held <<- paste0(held, captured())
+      close(capture); capture <<- NULL
+      if (!last && nzchar(held)) {
+        cat(held, file = frames); held <<- ""; flush(frames)
+      }
+    })
+    print(value)
+    invisible()
+  }
   run_cell <- function(cell, code) {
     cur_cell <<- cell; cell_plots <<- 0L
     ensure_printed_sink()
@@ -204,9 +239,10 @@ local({
     outcome <- if (inherits(exprs, "error")) {
       out("error", paste0("Error: ", conditionMessage(exprs), "\n")); "error"
     } else tryCatch(withCallingHandlers({
-      for (e in exprs) {
-        r <- withVisible(eval(e, globalenv()))
-        if (r$visible) print(r$value)
+      n <- length(exprs)
+      for (i in seq_len(n)) {
+        r <- withVisible(eval(exprs[[i]], globalenv()))
+        if (r$visible) show_value(r$value, last = i == n)
       }
       "done"
     }, message = function(m) {

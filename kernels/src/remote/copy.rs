@@ -1,8 +1,9 @@
-//! `kernel.place.copy` on an ssh place: one regular file into a local file, refused over
+//! `kernel.place.copy` on an ssh place or a serverctl server: one regular file into a local file, refused over
 //! `remoteCopyBytes` before any byte is sent, refused when it changed while being copied, with
 //! the SHA-256 of exactly the bytes written.
 
-use super::ssh::{quote, SshPlace};
+use super::shell::{Shell, MISSING, WRONG_KIND};
+use super::ssh::quote;
 use super::PlaceError;
 use rho_plumbing::child::{self, Cut};
 use sha2::{Digest, Sha256};
@@ -27,13 +28,13 @@ pub struct Copied {
     pub modified_s: i64,
 }
 
-fn stat(place: &SshPlace, path: &str, timeout: Duration) -> Result<Stat, PlaceError> {
+fn stat(place: &dyn Shell, path: &str, timeout: Duration) -> Result<Stat, PlaceError> {
     let script = format!(
-        "f={}\n[ -e \"$f\" ] || exit 3\n[ -f \"$f\" ] || exit 4\nstat -L -c '%s %Y' -- \"$f\"",
+        "f={}\n[ -e \"$f\" ] || exit {MISSING}\n[ -f \"$f\" ] || exit {WRONG_KIND}\nstat -L -c '%s %Y' -- \"$f\"",
         quote(path)?
     );
-    let run = child::run(place.command(&script, timeout), timeout, 4096)
-        .map_err(|e| PlaceError::Spawn(e.to_string()))?;
+    let run = child::run(place.script(&script, timeout), timeout, 4096)
+        .map_err(|e| place.spawn_failed(e.to_string()))?;
     if run.cut == Some(Cut::Timeout) {
         return Err(PlaceError::Timeout {
             ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
@@ -42,9 +43,11 @@ fn stat(place: &SshPlace, path: &str, timeout: Duration) -> Result<Stat, PlaceEr
     }
     match run.exit_code {
         Some(0) => {}
-        Some(3) => return Err(PlaceError::NotFound(format!("no file {path} on the place"))),
-        Some(4) => return Err(PlaceError::Invalid(format!("{path} is not a regular file"))),
-        code => return Err(PlaceError::from_exit(&run.stderr, code)),
+        Some(MISSING) => return Err(PlaceError::NotFound(format!("no file {path} on the place"))),
+        Some(WRONG_KIND) => {
+            return Err(PlaceError::Invalid(format!("{path} is not a regular file")))
+        }
+        code => return Err(place.failure(&run.stderr, code)),
     }
     let text = String::from_utf8_lossy(&run.stdout);
     let mut f = text.split_whitespace();
@@ -59,15 +62,13 @@ fn stat(place: &SshPlace, path: &str, timeout: Duration) -> Result<Stat, PlaceEr
 
 /// Copies `path` on the place into `dest` (created or truncated), within `timeout` overall.
 pub fn copy(
-    place: &SshPlace,
+    place: &dyn Shell,
     path: &str,
     dest: &Path,
     max_bytes: u64,
     timeout: Duration,
 ) -> Result<Copied, PlaceError> {
-    place
-        .prepare()
-        .map_err(|e| PlaceError::Spawn(e.to_string()))?;
+    place.ready()?;
     let started = Instant::now();
     let before = stat(place, path, timeout)?;
     if before.size > max_bytes {
@@ -96,19 +97,19 @@ pub fn copy(
 /// `cat`s the file over ssh into `dest`, hashing as it writes; the whole group is killed at the
 /// deadline or past `max_bytes`.
 fn stream(
-    place: &SshPlace,
+    place: &dyn Shell,
     path: &str,
     dest: &Path,
     max_bytes: u64,
     timeout: Duration,
 ) -> Result<(u64, String), PlaceError> {
     use std::os::unix::process::CommandExt;
-    let mut cmd = place.command(&format!("exec cat -- {}", quote(path)?), timeout);
+    let mut cmd = place.script(&format!("exec cat -- {}", quote(path)?), timeout);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    let mut child = cmd.spawn().map_err(|e| PlaceError::Spawn(e.to_string()))?;
+    let mut child = cmd.spawn().map_err(|e| place.spawn_failed(e.to_string()))?;
     let group = child.id();
     let (Some(mut out), Some(mut err)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(PlaceError::Spawn("ssh pipes missing".into()));
@@ -188,7 +189,7 @@ fn stream(
         Some(0) => Ok(copied),
         code => {
             let _ = std::fs::remove_file(dest);
-            Err(PlaceError::from_exit(&printed, code))
+            Err(place.failure(&printed, code))
         }
     }
 }

@@ -1,7 +1,9 @@
-//! `kernel.place.list` on an ssh place: one folder's entries in name order, at most
-//! `remoteEntries` of them read from at most `remoteListBytes`, the rest counted and the cut marked.
+//! `kernel.place.list` on an ssh place or a serverctl server: one folder's entries in name
+//! order, at most `remoteEntries` of them read from at most `remoteListBytes`, the rest counted
+//! and the cut marked.
 
-use super::ssh::{quote, SshPlace};
+use super::shell::{Shell, MISSING};
+use super::ssh::quote;
 use super::PlaceError;
 use rho_plumbing::child::{self, Cut};
 use std::time::Duration;
@@ -80,21 +82,20 @@ fn parse(out: &[u8], max: usize) -> Result<Listing, PlaceError> {
     })
 }
 
-/// Lists `path` (absolute, or relative to the login's folder) on the place.
-pub fn list(place: &SshPlace, path: &str, bounds: ListBounds) -> Result<Listing, PlaceError> {
-    place
-        .prepare()
-        .map_err(|e| PlaceError::Spawn(e.to_string()))?;
+/// Lists `path` (absolute, or relative to the login's folder) on the place. Records are
+/// sorted on their fourth field, the name, to the end of the record (a name may hold a tab).
+pub fn list(place: &dyn Shell, path: &str, bounds: ListBounds) -> Result<Listing, PlaceError> {
+    place.ready()?;
     let script = format!(
-        "cd -- {} || exit 3\npwd\nfind . -mindepth 1 -maxdepth 1 -printf . | wc -c\nfind . -mindepth 1 -maxdepth 1 -printf '%y\\t%s\\t%T@\\t%P\\0' | LC_ALL=C sort -z",
+        "cd -- {} || exit {MISSING}\npwd\nfind . -mindepth 1 -maxdepth 1 -printf . | wc -c\nfind . -mindepth 1 -maxdepth 1 -printf '%y\\t%s\\t%T@\\t%P\\0' | LC_ALL=C sort -z -t \"$(printf '\\t')\" -k4",
         quote(path)?
     );
     let run = child::run(
-        place.command(&script, bounds.timeout),
+        place.script(&script, bounds.timeout),
         bounds.timeout,
         bounds.bytes,
     )
-    .map_err(|e| PlaceError::Spawn(e.to_string()))?;
+    .map_err(|e| place.spawn_failed(e.to_string()))?;
     match (run.cut, run.exit_code) {
         (Some(Cut::Timeout), _) => Err(PlaceError::Timeout {
             ms: u64::try_from(bounds.timeout.as_millis()).unwrap_or(u64::MAX),
@@ -107,10 +108,10 @@ pub fn list(place: &SshPlace, path: &str, bounds: ListBounds) -> Result<Listing,
                 l
             })
         }
-        (None, Some(3)) => Err(PlaceError::NotFound(format!(
+        (None, Some(MISSING)) => Err(PlaceError::NotFound(format!(
             "no folder {path} on the place"
         ))),
-        (None, code) => Err(PlaceError::from_exit(&run.stderr, code)),
+        (None, code) => Err(place.failure(&run.stderr, code)),
     }
 }
 

@@ -1,15 +1,18 @@
 //! Places beyond this machine (issue 19): ssh places reached through the person's own ssh —
-//! check what a server has, list a folder, copy a file in, run a notebook session there — and
-//! Slurm allocations for sessions, each bounded in time and size.
+//! check what a server has, list a folder, copy a file in, run a notebook session there —,
+//! servers through serverctl, and Slurm for sessions and runs, each bounded in time and size.
 
 pub mod check;
 pub mod copy;
+pub mod jobfacts;
 pub mod list;
 pub mod route;
 pub mod serverctl;
 pub mod session;
+pub mod shell;
 pub mod slurm;
 pub mod ssh;
+pub mod stage;
 pub mod wrapper;
 
 pub use check::{check, check_command, CheckReport, Found, Interpreters};
@@ -18,6 +21,7 @@ pub use list::{list, Entry, ListBounds, Listing};
 pub use route::{Route, SlurmClient};
 pub use serverctl::{Server, Serverctl, ServerctlError, Skill};
 pub use session::{start as start_session, RemoteSpec};
+pub use shell::{ServerShell, Shell};
 pub use ssh::{BadArgument, SshPlace};
 
 /// Why a place operation did not happen; each names what it found.

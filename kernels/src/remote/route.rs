@@ -49,8 +49,27 @@ impl SlurmClient {
         argv: &[String],
         connect: Duration,
     ) -> Result<Command, PlaceError> {
+        self.command_in(login, None, argv, connect)
+    }
+
+    /// [`SlurmClient::command`] run in the folder `cd` (on the login node: relative to the
+    /// login's folder).
+    pub fn command_in(
+        &self,
+        login: Option<&SshPlace>,
+        cd: Option<&str>,
+        argv: &[String],
+        connect: Duration,
+    ) -> Result<Command, PlaceError> {
         match login {
-            Some(place) => Ok(place.command(&self.shell_line(argv)?, connect)),
+            Some(place) => {
+                let line = self.shell_line(argv)?;
+                let line = match cd {
+                    Some(d) => format!("cd {} && {line}", quote(d)?),
+                    None => line,
+                };
+                Ok(place.command(&line, connect))
+            }
             None => {
                 let (first, rest) = argv
                     .split_first()
@@ -59,6 +78,9 @@ impl SlurmClient {
                 cmd.args(rest);
                 if let Some(c) = &self.conf {
                     cmd.env("SLURM_CONF", c);
+                }
+                if let Some(d) = cd {
+                    cmd.current_dir(d);
                 }
                 Ok(cmd)
             }

@@ -3,6 +3,8 @@
 //! the `jobcomp/filetxt` log once the controller forgot it), and `scancel`. A job whose record
 //! names another run, or that no source knows, is reported as such: never resubmitted.
 
+use super::jobfacts::exit_pair;
+pub use super::jobfacts::{parse_jobcomp, parse_scontrol, JobFacts};
 use super::route::SlurmClient;
 use super::ssh::{quote, SshPlace};
 use super::PlaceError;
@@ -21,7 +23,8 @@ pub struct BatchSpec {
     pub run_id: String,
     /// The job's command: one POSIX sh line (`--wrap`).
     pub script: String,
-    /// The job's working folder where it runs.
+    /// The job's working folder where it runs (on a login node: relative to the login's
+    /// folder, or absolute); sbatch runs there.
     pub workdir: String,
     pub stdout: String,
     pub stderr: String,
@@ -36,43 +39,6 @@ pub enum SubmitError {
     /// The reply was lost (a timeout, a dropped connection): it may have been submitted.
     #[error("the submission's reply was lost, the job may exist: {0}")]
     Doubt(String),
-}
-
-/// A job's state as Slurm reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JobFacts {
-    pub job_id: String,
-    pub name: String,
-    /// `PENDING`, `RUNNING`, `COMPLETED`, `FAILED`, `CANCELLED`, ... (the first word).
-    pub state: String,
-    /// `ExitCode=N:S`: the exit code and the signal that ended it.
-    pub exit_code: Option<i32>,
-    pub signal: Option<i32>,
-    pub reason: Option<String>,
-    /// Where the answer came from: `scontrol`, `sacct` or `jobcomp`.
-    pub source: &'static str,
-}
-
-impl JobFacts {
-    /// Whether the job has ended (it runs no more and will not run).
-    pub fn ended(&self) -> bool {
-        !matches!(
-            self.state.as_str(),
-            "PENDING"
-                | "RUNNING"
-                | "CONFIGURING"
-                | "COMPLETING"
-                | "SUSPENDED"
-                | "REQUEUED"
-                | "RESIZING"
-                | "SIGNALING"
-                | "STAGE_OUT"
-                | "STOPPED"
-                | "REQUEUE_HOLD"
-                | "REQUEUE_FED"
-                | "RESV_DEL_HOLD"
-        )
-    }
 }
 
 /// What following a job found.
@@ -94,10 +60,21 @@ fn run(
     timeout: Duration,
     max: u64,
 ) -> Result<child::Bounded, PlaceError> {
+    run_in(client, login, None, argv, timeout, max)
+}
+
+fn run_in(
+    client: &SlurmClient,
+    login: Option<&SshPlace>,
+    cd: Option<&str>,
+    argv: &[String],
+    timeout: Duration,
+    max: u64,
+) -> Result<child::Bounded, PlaceError> {
     if let Some(l) = login {
         l.prepare().map_err(|e| PlaceError::Spawn(e.to_string()))?;
     }
-    let cmd = client.command(login, argv, timeout)?;
+    let cmd = client.command_in(login, cd, argv, timeout)?;
     let out = child::run(cmd, timeout, max).map_err(|e| PlaceError::Spawn(e.to_string()))?;
     if out.cut == Some(Cut::Timeout) {
         return Err(PlaceError::Timeout {
@@ -119,7 +96,6 @@ pub fn submit(
         client.program("sbatch"),
         "--parsable".into(),
         format!("--job-name={}", job_name(&spec.run_id)),
-        format!("--chdir={}", spec.workdir),
         format!("--output={}", spec.stdout),
         format!("--error={}", spec.stderr),
         "--nodes=1".into(),
@@ -129,7 +105,15 @@ pub fn submit(
         argv.push(format!("--partition={p}"));
     }
     argv.push(format!("--wrap={}", spec.script));
-    let out = match run(client, login, &argv, timeout, 64 * 1024) {
+    // sbatch runs in the job's folder: the job's working folder is where it was submitted.
+    let out = match run_in(
+        client,
+        login,
+        Some(&spec.workdir),
+        &argv,
+        timeout,
+        64 * 1024,
+    ) {
         Ok(o) => o,
         // A spawn that failed sent nothing; anything else may have reached the controller.
         Err(PlaceError::Spawn(e)) => return Err(SubmitError::Refused(e)),
@@ -154,53 +138,6 @@ pub fn submit(
         None => Err(SubmitError::Doubt("sbatch was killed".into())),
         Some(_) => Err(SubmitError::Refused(out.stderr_tail(400))),
     }
-}
-
-/// `Key=Value` fields of `scontrol show job -o` (values hold no spaces but `Reason` may).
-fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let at = line
-        .find(&format!(" {key}="))
-        .map(|i| i + 1)
-        .or_else(|| line.starts_with(&format!("{key}=")).then_some(0))?;
-    let rest = &line[at + key.len() + 1..];
-    Some(rest.split(' ').next().unwrap_or(rest))
-}
-
-fn exit_pair(v: &str) -> (Option<i32>, Option<i32>) {
-    let mut p = v.split(':');
-    let code = p.next().and_then(|c| c.parse().ok());
-    let sig = p.next().and_then(|s| s.parse().ok()).filter(|s| *s != 0);
-    (code, sig)
-}
-
-/// Parses one `scontrol show job -o` line.
-pub fn parse_scontrol(line: &str) -> Option<JobFacts> {
-    let (exit_code, signal) = exit_pair(field(line, "ExitCode")?);
-    Some(JobFacts {
-        job_id: field(line, "JobId")?.to_string(),
-        name: field(line, "JobName")?.to_string(),
-        state: field(line, "JobState")?.to_string(),
-        exit_code,
-        signal,
-        reason: field(line, "Reason")
-            .filter(|r| *r != "None")
-            .map(str::to_string),
-        source: "scontrol",
-    })
-}
-
-/// Parses one `jobcomp/filetxt` line (the same `Key=Value` form; `Name=` is the job name).
-pub fn parse_jobcomp(line: &str) -> Option<JobFacts> {
-    let (exit_code, signal) = exit_pair(field(line, "ExitCode")?);
-    Some(JobFacts {
-        job_id: field(line, "JobId")?.to_string(),
-        name: field(line, "Name")?.to_string(),
-        state: field(line, "JobState")?.to_string(),
-        exit_code,
-        signal,
-        reason: None,
-        source: "jobcomp",
-    })
 }
 
 /// Follows job `job_id` of run `run_id` once: the controller first, then accounting, then the
@@ -374,33 +311,25 @@ pub fn rscript_line(
     output_dir: &str,
     args: &[String],
 ) -> Result<String, PlaceError> {
+    Ok(format!(
+        "cd {} && R_LIBS={}${{R_LIBS:+:$R_LIBS}} && export R_LIBS && {}",
+        quote(workdir)?,
+        quote(library)?,
+        rscript_here(rscript, script, output_dir, args)?
+    ))
+}
+
+/// `exec rscript SCRIPT OUTPUT_DIR ARGS...` in the job's working folder, with the cluster's own
+/// R library (a run staged on a login node: its paths are relative to the run's folder).
+pub fn rscript_here(
+    rscript: &str,
+    script: &str,
+    output_dir: &str,
+    args: &[String],
+) -> Result<String, PlaceError> {
     let mut words = vec![quote(rscript)?, quote(script)?, quote(output_dir)?];
     for a in args {
         words.push(quote(a)?);
     }
-    Ok(format!(
-        "cd {} && R_LIBS={}${{R_LIBS:+:$R_LIBS}} && export R_LIBS && exec {}",
-        quote(workdir)?,
-        quote(library)?,
-        words.join(" ")
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_scontrol_line_gives_the_state_exit_and_name() {
-        let l = "JobId=7 JobName=rho-run-a1 UserId=root(0) JobState=FAILED Reason=NonZeroExitCode Dependency=(null) ExitCode=3:0 RunTime=00:00:01";
-        let f = parse_scontrol(l).unwrap();
-        assert_eq!(
-            (f.job_id.as_str(), f.name.as_str(), f.state.as_str()),
-            ("7", "rho-run-a1", "FAILED")
-        );
-        assert_eq!((f.exit_code, f.signal), (Some(3), None));
-        assert!(f.ended());
-        let c = parse_jobcomp("JobId=2 UserId=root(0) GroupId=root(0) Name=rho-run-b JobState=CANCELLED Partition=main ExitCode=0:15 ").unwrap();
-        assert_eq!((c.name.as_str(), c.signal), ("rho-run-b", Some(15)));
-    }
+    Ok(format!("exec {}", words.join(" ")))
 }

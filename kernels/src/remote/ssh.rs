@@ -74,14 +74,46 @@ impl SshPlace {
             .status();
     }
 
-    /// The control folder, created private (0700).
+    /// The control folder, created private (0700); one that is not a folder of this user's
+    /// own that no one else may write is refused (a short folder under `/tmp` could be made by
+    /// anyone).
     pub fn prepare(&self) -> std::io::Result<()> {
-        use std::os::unix::fs::DirBuilderExt;
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
-            .create(&self.control_dir)
+            .create(&self.control_dir)?;
+        let m = std::fs::symlink_metadata(&self.control_dir)?;
+        if !m.is_dir() || m.uid() != nix::unistd::geteuid().as_raw() || m.mode() & 0o022 != 0 {
+            return Err(std::io::Error::other(format!(
+                "ssh's control folder {} is not a folder of this user's that only it may write",
+                self.control_dir.display()
+            )));
+        }
+        Ok(())
     }
+}
+
+/// The longest control folder whose sockets fit a Unix socket's path (107 bytes and a NUL):
+/// ssh names a socket by its 40-hex `%C` and adds a 17-byte suffix while it binds it.
+pub const MAX_CONTROL_DIR: usize = 107 - 1 - 40 - 17;
+
+/// The folder of ssh's control sockets for the service whose state is `state`: `<state>/ssh`,
+/// or, when that path is too long for a socket, `/tmp/rho-ssh-<uid>-<hash of it>` (0700, checked
+/// to be this user's own, writable by no one else, when used).
+pub fn control_folder(state: &Path) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::ffi::OsStrExt;
+    let own = state.join("ssh");
+    if own.as_os_str().len() <= MAX_CONTROL_DIR {
+        return own;
+    }
+    let hash = rho_plumbing::hex::encode(&Sha256::digest(own.as_os_str().as_bytes()));
+    PathBuf::from(format!(
+        "/tmp/rho-ssh-{}-{}",
+        nix::unistd::geteuid().as_raw(),
+        &hash[..16]
+    ))
 }
 
 /// What an ssh run printed on stderr, as the reason it failed (the login's words).
@@ -98,11 +130,6 @@ pub fn reason(stderr: &[u8], code: Option<i32>) -> String {
     }
 }
 
-/// A place's control folder below the service's state (one per place name).
-pub fn control_dir(state: &Path, place: &str) -> PathBuf {
-    state.join("ssh").join(place)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +139,17 @@ mod tests {
         assert_eq!(quote("a b").unwrap(), "'a b'");
         assert_eq!(quote("it's").unwrap(), "'it'\\''s'");
         assert!(quote("a\nb").is_err());
+    }
+
+    #[test]
+    fn a_long_state_folder_gets_a_short_control_folder() {
+        let short = Path::new("/var/lib/rho");
+        assert_eq!(control_folder(short), short.join("ssh"));
+        let long = PathBuf::from(format!("/home/someone/{}", "x".repeat(80)));
+        let c = control_folder(&long);
+        assert!(c.starts_with("/tmp"), "{}", c.display());
+        assert!(c.as_os_str().len() <= MAX_CONTROL_DIR);
+        assert_eq!(c, control_folder(&long), "the same state, the same folder");
+        assert_ne!(c, control_folder(&long.join("other")));
     }
 }

@@ -32,6 +32,27 @@ fn output_arrives_in_printed_order_with_its_kind() {
 }
 
 #[test]
+fn shown_values_keep_their_place_among_printed_text_and_messages() {
+    let mut s = Live::start(Language::R);
+    // A shown value leaves with the frames after it (one write); nothing moves.
+    let c = s.run("print.loud <- function(x, ...) { cat('head\\n'); message('mid'); cat('tail\\n') }\n1\ncat('a\\n')\nstructure(1, class = 'loud')\n2");
+    assert_eq!(c.outcome, CellOutcome::Done);
+    let out = c.output();
+    let kinds: Vec<Stream> = out.iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        kinds,
+        vec![Stream::Stdout, Stream::Message, Stream::Stdout],
+        "{out:?}"
+    );
+    assert_eq!(out[0].1, "[1] 1\na\nhead\n");
+    assert_eq!(out[1].1, "mid\n");
+    assert_eq!(out[2].1, "tail\n[1] 2\n");
+    // A sink of the cell's own still takes what the cell shows.
+    let c = s.run("tc <- textConnection('kept', 'w'); sink(tc); 3; sink(); close(tc); kept");
+    assert_eq!(c.output()[0].1, "[1] \"[1] 3\"\n", "{:?}", c.output());
+}
+
+#[test]
 fn an_error_ends_the_cell_and_the_session_goes_on() {
     let mut s = Live::start(Language::R);
     let c = s.run("x <- 1\ncat('before\\n')\nstop('boom')\ncat('after\\n')");

@@ -1,12 +1,14 @@
 //! serverctl as docs/serverctl.md defines it, played by a fixture program: the registry, a
 //! skill and its bound (refused with its path), unknown names, an absent program, the read
-//! bound, and a notebook session on a server through `serverctl exec`, ended by
-//! serverctl's own limit for one command.
+//! bound, a notebook session on a server through `serverctl exec`, ended by serverctl's own
+//! limit for one command, and a server's files listed and copied through `exec`.
 
 use crate::support::remote::{text, Remote};
 use crate::support::serverctl::{env, Fixture};
 use rho_kernels::notebook::{Language, RuntimeLimits};
-use rho_kernels::remote::{RemoteSpec, Route, Serverctl, ServerctlError};
+use rho_kernels::remote::{
+    copy, list, ListBounds, PlaceError, RemoteSpec, Route, ServerShell, Serverctl, ServerctlError,
+};
 use std::time::{Duration, Instant};
 
 const T: Duration = Duration::from_secs(15);
@@ -108,4 +110,96 @@ fn remote_serverctl_runs_a_session_on_a_server_until_its_limit_for_one_command()
         "{:?}",
         started.elapsed()
     );
+}
+
+#[test]
+fn remote_serverctl_lists_and_copies_a_servers_files_with_the_ssh_places_bounds() {
+    let f = Fixture::new();
+    let home = f.server("gpu1").join("home");
+    std::fs::create_dir_all(home.join("data/sub")).unwrap();
+    for (name, bytes) in [("a.csv", 5), ("b.csv", 3), ("c.txt", 2000)] {
+        std::fs::write(home.join("data").join(name), vec![b'x'; bytes]).unwrap();
+    }
+    let gpu = ServerShell {
+        serverctl: serverctl(&f),
+        server: "gpu1".into(),
+    };
+    // The listing: the login folder is the server's home; the first entries, the rest counted.
+    let bounds = ListBounds {
+        entries: 2,
+        bytes: 1 << 20,
+        timeout: T,
+    };
+    let l = list(&gpu, "data", bounds).unwrap();
+    assert!(l.path.ends_with("gpu1/home/data"), "{}", l.path);
+    let names: Vec<&str> = l.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["a.csv", "b.csv"]);
+    assert_eq!((l.omitted, l.cut), (2, true));
+    let few = ListBounds {
+        entries: 100,
+        bytes: 40,
+        timeout: T,
+    };
+    assert!(list(&gpu, "data", few).unwrap().cut);
+    assert!(matches!(
+        list(&gpu, "nowhere", bounds),
+        Err(PlaceError::NotFound(_))
+    ));
+    // A copy: its bytes and digest; refused over the bound before anything is sent.
+    let local = tempfile::tempdir().unwrap();
+    let to = local.path().join("a.csv");
+    let c = copy(&gpu, "data/a.csv", &to, 1000, T).unwrap();
+    assert_eq!(c.bytes, 5);
+    assert_eq!(c.sha256, rho_plumbing::sha256_hex(b"xxxxx"));
+    let big = local.path().join("c.txt");
+    assert!(matches!(
+        copy(&gpu, "data/c.txt", &big, 1000, T),
+        Err(PlaceError::Limit(_))
+    ));
+    assert!(!big.exists());
+    assert!(matches!(
+        copy(&gpu, "data/sub", &big, 1000, T),
+        Err(PlaceError::Invalid(_))
+    ));
+    // A file that grows while it is copied is refused and nothing is kept.
+    let growing = home.join("growing.log");
+    std::fs::write(&growing, vec![b'x'; 8_000_000]).unwrap();
+    let mut writer = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "for i in $(seq 1 400); do echo line >> '{}'; sleep 0.005; done",
+            growing.display()
+        ))
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(30));
+    let kept = local.path().join("growing.log");
+    let grown = copy(&gpu, "growing.log", &kept, 64 << 20, T);
+    let _ = writer.kill();
+    let _ = writer.wait();
+    match grown {
+        Err(PlaceError::Changed(why)) => assert!(why.contains("changed while being copied")),
+        other => panic!("{other:?}"),
+    }
+    assert!(!kept.exists());
+    // An unknown server and an absent serverctl say so.
+    let nobody = ServerShell {
+        serverctl: serverctl(&f),
+        server: "nobody".into(),
+    };
+    assert!(matches!(
+        list(&nobody, ".", bounds),
+        Err(PlaceError::NotFound(w)) if w.contains("nobody")
+    ));
+    let absent = ServerShell {
+        serverctl: Serverctl {
+            program: "/nonexistent/serverctl".into(),
+            env: Vec::new(),
+        },
+        server: "gpu1".into(),
+    };
+    match list(&absent, ".", bounds) {
+        Err(PlaceError::Remote(w)) => assert!(w.contains("--serverctl"), "{w}"),
+        other => panic!("{other:?}"),
+    }
 }

@@ -11,7 +11,7 @@ use crate::support::Env;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-fn rscript() -> String {
+pub(super) fn rscript() -> String {
     let out = std::process::Command::new("Rscript")
         .args(["-e", "cat(file.path(R.home('bin'), 'Rscript'))"])
         .output()
@@ -40,7 +40,7 @@ fn submit(e: &Env, op: &str, code: &str, extra: Value) -> Value {
     e.ok("action.submit", e.submit_body(op, input))
 }
 
-fn jobs_named(s: &Slurm, name: &str) -> usize {
+pub(super) fn jobs_named(s: &Slurm, name: &str) -> usize {
     let queued = s.cmd("squeue", &["-h", "-t", "all", "-n", name, "-o", "%i"]);
     queued.lines().filter(|l| !l.trim().is_empty()).count()
 }

@@ -33,13 +33,22 @@ pub struct Launch<'a> {
     pub rscript_spy: bool,
     /// The project's name (default `p`).
     pub name: Option<&'a str>,
+    /// A state folder whose path is this long at least (a Unix socket's path below it would not
+    /// fit).
+    pub state_len: Option<usize>,
 }
 
 impl Env {
     /// Starts `rho --root ROOT --state-dir STATE ...` as `launch` says and creates the project.
     pub fn launch(launch: Launch<'_>) -> Env {
         let root = tempfile::tempdir().unwrap();
-        let state = tempfile::tempdir().unwrap();
+        let state = match launch.state_len {
+            Some(n) => tempfile::Builder::new()
+                .prefix(&"s".repeat(n))
+                .tempdir()
+                .unwrap(),
+            None => tempfile::tempdir().unwrap(),
+        };
         let work = tempfile::tempdir().unwrap();
         let mut args: Vec<String> = vec![
             "--root".into(),

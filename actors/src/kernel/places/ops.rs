@@ -357,7 +357,7 @@ pub async fn list(h: &KernelHandle, req: &PlaceListRequest) -> Result<ListingVie
         timeout: ms(l.remote_list_timeout_ms),
     };
     let path = req.path.clone();
-    let listing = tokio::task::spawn_blocking(move || remote::list(&p, &path, bounds))
+    let listing = tokio::task::spawn_blocking(move || remote::list(p.as_ref(), &path, bounds))
         .await
         .map_err(|e| ActorError::internal(e.to_string()))?
         .map_err(|e| {
@@ -462,7 +462,7 @@ pub async fn copy(
             .ok_or_else(|| PlaceError::Local("no folder to copy into".into()))?;
         rho_plumbing::fs::create_dirs(parent).map_err(|e| PlaceError::Local(e.to_string()))?;
         let part = parent.join(format!(".rho-copy-{}.part", uuid::Uuid::new_v4()));
-        let copied = remote::copy(&p, &source, &part, max, timeout);
+        let copied = remote::copy(p.as_ref(), &source, &part, max, timeout);
         let linked = copied.as_ref().map_err(Clone::clone).and_then(|_| {
             // A link never replaces: a file that appeared meanwhile stays as it is.
             std::fs::hard_link(&part, &target).map_err(|e| {

@@ -1,10 +1,11 @@
 //! What the service lends every project for places: the person's ssh (`--ssh`/`RHO_SSH`) and
 //! serverctl (`--serverctl`/`RHO_SERVERCTL`), the private folder of ssh's control sockets, and
-//! the places it connected to, whose multiplexing masters end when the service stops.
+//! the places it connected to, whose multiplexing masters end when the service stops; and where
+//! a place's files are listed and copied.
 
 use crate::error::ActorError;
 use crate::kernel::contract::{PlaceDefinition, SlurmAt, SshAt};
-use rho_kernels::remote::{SlurmClient, SshPlace};
+use rho_kernels::remote::{ServerShell, Shell, SlurmClient, SshPlace};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -116,25 +117,34 @@ pub fn login(
     runtime.ssh_place(&def).map(Some)
 }
 
-/// The ssh place whose files `definition` lists and copies: its own, or a Slurm place's login.
+/// Where the files of `definition` are listed and copied: its own ssh, a Slurm place's login
+/// node, or `serverctl exec` on a server.
 pub fn files_place(
     runtime: &RemoteRuntime,
     book: &super::book::PlaceBook,
     name: &str,
     definition: &PlaceDefinition,
-) -> Result<SshPlace, ActorError> {
+) -> Result<Box<dyn Shell>, ActorError> {
     if let Some(ssh) = &definition.ssh {
-        return runtime.ssh_place(ssh);
+        return Ok(Box::new(runtime.ssh_place(ssh)?));
     }
     if let Some(slurm) = &definition.slurm {
-        return login(runtime, book, slurm)?.ok_or_else(|| {
+        let login = login(runtime, book, slurm)?.ok_or_else(|| {
             ActorError::invalid(
                 "place",
                 format!("{name} is a Slurm cluster on this machine: its files are this machine's"),
             )
-        });
+        })?;
+        return Ok(Box::new(login));
     }
-    Err(ActorError::unavailable(format!(
-        "{name} is a serverctl server: its files are listed and copied through ssh places"
-    )))
+    match &definition.server {
+        Some(server) => Ok(Box::new(ServerShell {
+            serverctl: runtime.serverctl(),
+            server: server.clone(),
+        })),
+        None => Err(ActorError::invalid(
+            "place",
+            format!("{name} names no ssh, slurm or server"),
+        )),
+    }
 }

@@ -99,6 +99,7 @@ impl Handler<SubmitRun> for ProjectActor {
     fn handle(&mut self, msg: SubmitRun, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let cx = crate::runs::slurm::SlurmCtx::of(self);
         let l = self.config_limits().clone();
         let limits = FreezeLimits {
             max_code_bytes: l.max_code_bytes,
@@ -133,11 +134,11 @@ impl Handler<SubmitRun> for ProjectActor {
             })?;
             // A run on a Slurm place: resolved now and journaled with the run.
             let slurm = match &msg.place {
-                Some(place) => Some(crate::runs::slurm::target(&me, place).await?),
+                Some(place) => Some(crate::runs::slurm_place::target(&me, place, &op).await?),
                 None => None,
             };
             let rscript = match &slurm {
-                Some(t) => PathBuf::from(&t.rscript),
+                Some(s) => PathBuf::from(&s.target.rscript),
                 None => config.rscript.clone().ok_or_else(|| ActorError::Unavailable {
                     missing: vec![],
                     reason: "managed execution needs R: no Rscript was found (install R, or select one with --rscript / RHO_RSCRIPT)".into(),
@@ -216,9 +217,9 @@ impl Handler<SubmitRun> for ProjectActor {
             // 4. Requirements are checked where the run will run, never installed.
             if !msg.requirements.is_empty() {
                 let probe_rscript = match &slurm {
-                    Some(t) => {
-                        let (d, t) = (dir.clone(), t.clone());
-                        blocking(move || crate::runs::slurm::probe_rscript(&d, &t)).await?
+                    Some(s) => {
+                        let (c, s) = (cx.clone(), s.clone());
+                        blocking(move || crate::runs::slurm_place::probe_rscript(&c, &s)).await?
                     }
                     None => rscript.clone(),
                 };
@@ -311,7 +312,7 @@ impl Handler<SubmitRun> for ProjectActor {
                 .map_err(mailbox)??;
             match slurm {
                 Some(target) => {
-                    crate::runs::slurm::deliver(me, dir, accepted, target, state.watched.clone())
+                    crate::runs::slurm::deliver(me, cx, accepted, target, state.watched.clone())
                         .await
                 }
                 None => deliver(me, dir, accepted, r_limits, state).await,

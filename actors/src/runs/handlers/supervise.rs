@@ -43,6 +43,7 @@ impl Handler<ObserveRun> for ProjectActor {
     fn handle(&mut self, msg: ObserveRun, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let cx = slurm::SlurmCtx::of(self);
         let watched = self.service_state().watched.clone();
         Box::pin(async move {
             let op = msg.operation_id;
@@ -51,12 +52,12 @@ impl Handler<ObserveRun> for ProjectActor {
                 return Ok((r, true));
             }
             if let Some(s) = me.send(SlurmOf(op.clone())).await.map_err(mailbox)?? {
-                let Some((event, _)) = slurm::look(&dir, &r, &s).await else {
+                let Some((event, _)) = slurm::look(&cx, &r, &s).await else {
                     return Ok((r, false));
                 };
                 let after = me.send(LearnRun { event }).await.map_err(mailbox)??;
                 if after.execution == Execution::Running {
-                    slurm::follow(me, dir, op, &watched);
+                    slurm::follow(me, cx, op, &watched);
                 }
                 return Ok((after, true));
             }
@@ -115,6 +116,7 @@ impl Handler<CancelRun> for ProjectActor {
     fn handle(&mut self, msg: CancelRun, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let cx = slurm::SlurmCtx::of(self);
         let watched = self.service_state().watched.clone();
         Box::pin(async move {
             let op = msg.operation_id;
@@ -137,11 +139,11 @@ impl Handler<CancelRun> for ProjectActor {
             .map_err(mailbox)??;
             if let Some(s) = me.send(SlurmOf(op.clone())).await.map_err(mailbox)?? {
                 let stopping = one_run(&me, &op).await?;
-                return match slurm::cancel(&dir, &stopping, &s).await {
+                return match slurm::cancel(&cx, &stopping, &s).await {
                     Some(event) => {
                         let after = me.send(LearnRun { event }).await.map_err(mailbox)??;
                         if after.execution == Execution::Running {
-                            slurm::follow(me, dir, op, &watched);
+                            slurm::follow(me, cx, op, &watched);
                         }
                         Ok((after, true))
                     }
@@ -180,6 +182,7 @@ impl Handler<RetryRun> for ProjectActor {
     fn handle(&mut self, msg: RetryRun, ctx: &mut Context<Self>) -> Self::Result {
         let me = ctx.address();
         let dir = self.dir().to_path_buf();
+        let cx = slurm::SlurmCtx::of(self);
         let limits = self.config_limits().r.clone();
         let core = self.r_config().core.clone();
         let state = self.service_state().clone();
@@ -213,9 +216,7 @@ impl Handler<RetryRun> for ProjectActor {
             // A run accepted for a Slurm place is sent there again, to the target it was
             // placed with (its job id is still unknown: a not-sent run was never submitted).
             if let Some(s) = me.send(SlurmOf(op)).await.map_err(mailbox)?? {
-                return Ok(
-                    slurm::deliver(me, dir, sending, s.target, state.watched.clone()).await?,
-                );
+                return Ok(slurm::deliver(me, cx, sending, s, state.watched.clone()).await?);
             }
             Ok(super::submit::deliver(me, dir, sending, limits, state).await?)
         })

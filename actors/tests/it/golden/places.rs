@@ -1,5 +1,6 @@
 //! The golden generator's place and Slurm records (from v9): an ssh place defined, checked,
-//! chosen for R, a session started there and a copy; a run placed on a Slurm cluster with its job.
+//! chosen for R, a session started there and a copy; a run placed on a Slurm cluster with its job
+//! and (from v11) one placed on a cluster behind the login node, with its folder there.
 
 use crate::support::{self, ctx, ctx_with};
 use rho_actors::kernel::contract::{CheckView, CopyRecord, Language, PlaceDefinition};
@@ -9,7 +10,7 @@ use rho_actors::kernel::{KernelCommand, KernelEvent};
 use rho_actors::project_actor::ProjectActor;
 use rho_actors::runs::entity::RunEvent;
 use rho_actors::runs::handlers::state::{AcceptRun, LearnRun};
-use rho_actors::runs::slurm::SlurmTarget;
+use rho_actors::runs::slurm::{SlurmLogin, SlurmTarget};
 use rho_actors::Principal;
 use serde_json::json;
 
@@ -97,6 +98,42 @@ pub(super) async fn places_and_a_slurm_run(p: &actix::Addr<ProjectActor>) {
         RunEvent::SlurmJob {
             operation_id: op.into(),
             job_id: "42".into(),
+        },
+        RunEvent::Sent {
+            operation_id: op.into(),
+        },
+    ] {
+        p.send(LearnRun { event }).await.unwrap().unwrap();
+    }
+    // From v11: a run sent to a cluster behind the login node `lab`, its folder there.
+    let op = "slurm-2";
+    p.send(AcceptRun {
+        record: Box::new(support::run_record(op)),
+        ctx: ctx_with(op, &json!({"op": op})),
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    for event in [
+        RunEvent::SlurmPlacedVia {
+            operation_id: op.into(),
+            target: SlurmTarget {
+                place: "hpc-lab".into(),
+                bin: Some("/opt/slurm/bin".into()),
+                conf: None,
+                partition: None,
+                rscript: "Rscript".into(),
+            },
+            login: SlurmLogin {
+                via: "lab".into(),
+                destination: "me@lab".into(),
+                args: vec!["-p".into(), "2222".into()],
+                folder: ".rho-runs/slurm-2-0123456789ab".into(),
+            },
+        },
+        RunEvent::SlurmJob {
+            operation_id: op.into(),
+            job_id: "43".into(),
         },
         RunEvent::Sent {
             operation_id: op.into(),
