@@ -1,7 +1,9 @@
 //! Wire contracts of `conversation.*` (docs/conversations.md): requests, the views of a
 //! conversation, message, step and permission, and the operations' declarations.
 
-use super::surfaces_contract::{DoctorReply, McpReply, SurfaceRequest};
+use super::surfaces_contract::{
+    AnswerRequest, DoctorReply, McpReply, QuestionReply, QuestionRequest, SurfaceRequest,
+};
 use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec};
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -208,6 +210,10 @@ pub struct PermissionView {
     pub chosen: Option<String>,
     pub chosen_by: Option<String>,
     pub asked_at: String,
+    /// `permission` (the Agent's), or Rho's own agent's `form` (a server's
+    /// `elicitation/create`) or `sampling` (a server asks to use the person's model): these two
+    /// are read with `conversation.question` and answered with `conversation.answer`.
+    pub kind: String,
 }
 
 /// Token usage as the Agent reported it.
@@ -424,4 +430,10 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("conversation.doctor", Effect::Read,
         "The browser only (`/doctor`): the model provider asked for its model list now, the model, the MCP servers' health, and the R and Python the service found.",
         schema::<SurfaceRequest>, reply::<DoctorReply>, &["invalid", "not_found"]),
+    op("conversation.question", Effect::Read,
+        "The browser only: the details of an open question of Rho's own agent: a server's form (its fields from the requested schema: types, choices, defaults, bounds, help) or a sampling request (the server, how many messages, the token ceiling, the model).",
+        schema::<QuestionRequest>, reply::<QuestionReply>, &["invalid", "not_found", "conflict"]),
+    op("conversation.answer", Effect::Write,
+        "The browser only: the person's answer to an open form or sampling question of Rho's own agent: accept (a form's content, checked against its schema first: types, required fields, choices, minimum and maximum; a wrong field is named and the form stays open), decline, or cancel (which also ends the turn).",
+        schema::<AnswerRequest>, reply::<PermissionReply>, &["invalid", "not_found", "conflict"]).retained(),
 ];

@@ -44,6 +44,19 @@ pub enum Control {
     Servers {
         done: oneshot::Sender<Option<Vec<rho_mcp::report::ServerReport>>>,
     },
+    /// The details of an open form or sampling question (`None`: not open).
+    Question {
+        request_id: String,
+        done: oneshot::Sender<Option<super::surfaces_contract::QuestionView>>,
+    },
+    /// The person's answer to a form or sampling question (`conversation.answer`).
+    Reply {
+        request_id: String,
+        action: String,
+        content: Value,
+        by: String,
+        done: oneshot::Sender<Result<(), ActorError>>,
+    },
 }
 
 /// A future the service answers.
@@ -143,9 +156,36 @@ impl Live {
     /// Answers a pending permission (the CLI never has one).
     pub(super) fn answer(&mut self, p: &PermissionRequest, option: &str) -> bool {
         match self {
+            Live::Cli(_) | Live::Native(_) => false,
             Live::Acp(s) => s.answer(p, option),
-            Live::Cli(_) => false,
-            Live::Native(s) => s.answer(p, option),
+        }
+    }
+
+    /// The details of an open form or sampling question of Rho's own agent.
+    pub(super) fn question(
+        &self,
+        request_id: &str,
+        p: &PermissionRequest,
+    ) -> Option<super::surfaces_contract::QuestionView> {
+        match self {
+            Live::Native(s) => s.question(request_id, p),
+            _ => None,
+        }
+    }
+
+    /// Answers a form or sampling question of Rho's own agent (whether the turn must stop).
+    pub(super) fn reply(
+        &mut self,
+        p: &PermissionRequest,
+        action: &str,
+        content: &Value,
+    ) -> Result<bool, ActorError> {
+        match self {
+            Live::Native(s) => s.reply(p, action, content),
+            _ => Err(ActorError::invalid(
+                "requestId",
+                "that request is the Agent's permission: answer it with conversation.permission",
+            )),
         }
     }
 

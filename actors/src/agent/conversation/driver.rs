@@ -187,6 +187,14 @@ fn refuse_idle(control: Control) {
         Control::Servers { done } => {
             let _ = done.send(None);
         }
+        Control::Question { done, .. } => {
+            let _ = done.send(None);
+        }
+        Control::Reply { done, .. } => {
+            let _ = done.send(Err(ActorError::conflict(
+                "that question is no longer pending",
+            )));
+        }
         Control::Prompt { .. } => {}
     }
 }

@@ -4,6 +4,7 @@
 //! `conversation.*`.
 
 pub mod acp;
+mod answers;
 pub mod cli;
 pub mod contract;
 mod control;
@@ -19,6 +20,7 @@ pub mod ledger;
 pub mod live;
 pub mod native;
 pub mod port;
+pub mod questions;
 pub mod record;
 pub mod render;
 pub mod session;

@@ -5,8 +5,11 @@
 //! and each tool call's card.
 
 use super::ledger::{bounded, CallRecord, SpendRecord};
+use super::questions::{Questions, Reply};
 use super::record::{MessageRecord, RecordLimits, Usage};
 use super::session::{PermissionRequest, TurnEvent};
+use super::surfaces_contract::QuestionView;
+use crate::error::ActorError;
 use rho_mcp::agent::{
     AgentEvent, GrantTools, NativeSession, NativeSetup, ProjectTools, StepStart, ToolSource,
     DEFAULT_MAX_STEPS,
@@ -98,6 +101,8 @@ pub struct NativeLive {
     usage: (u64, u64),
     /// The MCP server groups as journaled (killed if the session is dropped unclosed).
     groups: Vec<i32>,
+    /// The forms and sampling questions open in the running turn.
+    questions: Questions,
 }
 
 impl NativeLive {
@@ -121,7 +126,9 @@ impl NativeLive {
             mcp,
             start: config.start_options(cwd),
             project,
-            can_ask: false,
+            // A conversation's messages come from the browser (local or a paired tab) and its
+            // panel answers forms and sampling questions (decision 0808).
+            can_ask: true,
             max_steps: DEFAULT_MAX_STEPS,
             system: None,
         })
@@ -136,6 +143,7 @@ impl NativeLive {
             turn: None,
             usage: (0, 0),
             groups: Vec::new(),
+            questions: Questions::default(),
         })
     }
 
@@ -253,14 +261,20 @@ impl NativeLive {
                     Some(note)
                 }
             }
-            AgentEvent::Form { ask, .. } => {
-                // Forms are declared only when a person can answer (not yet): dismiss.
+            AgentEvent::Form { message, ask } => {
+                if message.is_some() && message == self.turn {
+                    return Some(TurnEvent::Permission(self.questions.form(ask)));
+                }
+                // No turn of this conversation runs: nobody is shown it, so it is declined.
                 if let Some(s) = self.session.as_ref() {
-                    let _ = s.answer_form(ask.id, rho_mcp::policy::Answer::Dismissed);
+                    let _ = s.answer_form(ask.id, rho_mcp::policy::Answer::Declined);
                 }
                 None
             }
-            AgentEvent::Sampling { ask, .. } => {
+            AgentEvent::Sampling { message, ask } => {
+                if message.is_some() && message == self.turn {
+                    return Some(TurnEvent::Permission(self.questions.sampling(ask)));
+                }
                 if let Some(s) = self.session.as_ref() {
                     let _ = s.answer_sampling(ask.id, false);
                 }
@@ -288,6 +302,7 @@ impl NativeLive {
                     return None;
                 }
                 self.turn = None;
+                self.questions.clear();
                 let (i, o) = self.usage;
                 self.message.usage = Some(Usage {
                     input_tokens: Some(i),
@@ -308,10 +323,30 @@ impl NativeLive {
         }
     }
 
-    /// Answers a question the session asked (none yet: forms and sampling are answered when
-    /// they arrive).
-    pub fn answer(&mut self, _p: &PermissionRequest, _option: &str) -> bool {
-        false
+    /// The details of an open form or sampling question (`None`: not open).
+    pub fn question(&self, request_id: &str, p: &PermissionRequest) -> Option<QuestionView> {
+        self.questions.view(request_id, p)
+    }
+
+    /// The person's answer to a form or sampling question; answers whether it also ends the
+    /// turn (a cancelled sampling question: the driver stops the turn; a dismissed form ends
+    /// it in the session itself).
+    pub fn reply(
+        &mut self,
+        p: &PermissionRequest,
+        action: &str,
+        content: &serde_json::Value,
+    ) -> Result<bool, ActorError> {
+        let gone = || ActorError::conflict("that question is no longer open");
+        let s = self.session.as_ref().ok_or_else(gone)?;
+        let (delivered, stop) = match self.questions.reply(p, action, content)? {
+            Reply::Form(id, answer) => (s.answer_form(id, answer).is_ok(), false),
+            Reply::Sampling(id, allow, stop) => (s.answer_sampling(id, allow).is_ok(), stop),
+        };
+        if !delivered {
+            return Err(gone());
+        }
+        Ok(stop)
     }
 
     /// Cancels the running turn: the model request is dropped, an MCP call cancelled.

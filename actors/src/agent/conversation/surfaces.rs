@@ -1,10 +1,13 @@
-//! What the panel reads of a conversation's live session besides its record: `/mcp`, the MCP
-//! servers as Rho's own agent's session runs them (asked of its driver, bounded).
+//! What the panel reads of a conversation's live session besides its record, and what it
+//! answers there: `/mcp` (the MCP servers as Rho's own agent's session runs them), an open
+//! form's or sampling question's details, and the person's answer to it (asked of its
+//! driver, bounded).
 
 use super::control::Control;
-use super::entity::ConversationEntity;
+use super::entity::{ConversationEntity, MessageState};
 use super::handlers::read;
 use super::launch::Backend;
+use super::surfaces_contract::QuestionView;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
@@ -51,5 +54,130 @@ impl Handler<ConversationServers> for ProjectActor {
             }
             .into_actor(self),
         )
+    }
+}
+
+/// `conversation.question`: the details of an open form or sampling question.
+#[derive(Message)]
+#[rtype(result = "Result<QuestionView, ActorError>")]
+pub struct ConversationQuestion {
+    pub conversation_id: Uuid,
+    pub request_id: String,
+}
+
+/// `conversation.answer`: the person's answer to a form or sampling question; the
+/// conversation as it is once the answer is journaled.
+#[derive(Message)]
+#[rtype(result = "Result<ConversationEntity, ActorError>")]
+pub struct AnswerQuestion {
+    pub conversation_id: Uuid,
+    pub request_id: String,
+    pub action: String,
+    pub content: serde_json::Value,
+    pub by: String,
+}
+
+fn gone() -> ActorError {
+    ActorError::conflict("that question is no longer open")
+}
+
+/// The question `request_id` is asked on a running message and not answered yet.
+fn pending(state: &ConversationEntity, request_id: &str) -> Result<(), ActorError> {
+    let asked = state
+        .messages
+        .iter()
+        .flat_map(|m| m.permissions.iter().map(move |p| (m, p)))
+        .find(|(_, p)| p.request_id == request_id);
+    let Some((m, p)) = asked else {
+        return Err(ActorError::NotFound {
+            what: "question".into(),
+        });
+    };
+    if super::questions::kind_of(request_id) == "permission" {
+        return Err(ActorError::invalid(
+            "requestId",
+            "that request is the Agent's permission: answer it with conversation.permission",
+        ));
+    }
+    if m.state != MessageState::Running || p.outcome.is_some() {
+        return Err(gone());
+    }
+    Ok(())
+}
+
+impl Handler<ConversationQuestion> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<QuestionView, ActorError>>;
+
+    fn handle(&mut self, msg: ConversationQuestion, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        let Some(child) = self.children().get::<ConversationEntity>(id) else {
+            return Box::pin(fut::ready(Err(ActorError::NotFound {
+                what: "conversation".into(),
+            })));
+        };
+        let checked = async move {
+            pending(&read(child).await?, &msg.request_id)?;
+            Ok(msg.request_id)
+        };
+        Box::pin(checked.into_actor(self).then(move |res, act, _| {
+            let asked = res.and_then(|request_id| {
+                let (done, rx) = tokio::sync::oneshot::channel();
+                act.owned
+                    .conversations
+                    .send(id, Control::Question { request_id, done })
+                    .then_some(rx)
+                    .ok_or_else(gone)
+            });
+            async move {
+                let rx = asked?;
+                tokio::time::timeout(REPORT_WAIT, rx)
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .flatten()
+                    .ok_or_else(gone)
+            }
+            .into_actor(act)
+        }))
+    }
+}
+
+impl Handler<AnswerQuestion> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<ConversationEntity, ActorError>>;
+
+    fn handle(&mut self, msg: AnswerQuestion, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        let Some(child) = self.children().get::<ConversationEntity>(id) else {
+            return Box::pin(fut::ready(Err(ActorError::NotFound {
+                what: "conversation".into(),
+            })));
+        };
+        let reader = child.clone();
+        let checked = async move {
+            pending(&read(child).await?, &msg.request_id)?;
+            Ok(msg)
+        };
+        Box::pin(checked.into_actor(self).then(move |res, act, _| {
+            let answered = res.and_then(|msg| {
+                let (done, rx) = tokio::sync::oneshot::channel();
+                let control = Control::Reply {
+                    request_id: msg.request_id,
+                    action: msg.action,
+                    content: msg.content,
+                    by: msg.by,
+                    done,
+                };
+                act.owned
+                    .conversations
+                    .send(id, control)
+                    .then_some(rx)
+                    .ok_or_else(gone)
+            });
+            async move {
+                answered?.await.map_err(|_| gone())??;
+                read(reader).await
+            }
+            .into_actor(act)
+        }))
     }
 }

@@ -106,3 +106,82 @@ pub fn server(r: &ServerReport) -> McpServerView {
         last_ping: r.last_ping.clone(),
     }
 }
+
+/// `conversation.question`: the details of a form or sampling question that is open.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuestionRequest {
+    pub project_id: String,
+    pub conversation_id: String,
+    pub request_id: String,
+}
+
+/// `conversation.answer`: the person's answer to a form or a sampling question.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AnswerRequest {
+    pub project_id: String,
+    pub conversation_id: String,
+    pub request_id: String,
+    /// `accept` (a form: submit `content`; sampling: allow), `decline` (the server carries on
+    /// without it; sampling: refuse) or `cancel` (also ends the turn).
+    pub action: String,
+    /// A form's answer with `accept`: an object keyed by field, each value of the field's JSON
+    /// type (checked: types, required fields, choices, minimum and maximum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<serde_json::Value>,
+}
+
+/// One choice of a field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChoiceView {
+    pub value: String,
+    pub label: String,
+}
+
+/// One field of a form, as the panel renders it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FormFieldView {
+    pub name: String,
+    pub title: String,
+    /// The description and constraints in words.
+    pub help: Option<String>,
+    /// `text`, `number`, `integer`, `boolean`, `choice` or `multi` (several choices).
+    pub kind: String,
+    pub options: Vec<ChoiceView>,
+    pub required: bool,
+    /// The schema's default, pre-filled.
+    pub default: Option<serde_json::Value>,
+    /// The bounds checked on answer: a number's minimum and maximum, a text's length, or how
+    /// many choices.
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+}
+
+/// An open question of Rho's own agent: a form (`elicitation/create`) or a sampling request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionView {
+    pub request_id: String,
+    /// `form` or `sampling`.
+    pub kind: String,
+    /// The asking server.
+    pub server: String,
+    /// A form's message.
+    pub message: Option<String>,
+    pub fields: Vec<FormFieldView>,
+    /// Sampling: how many messages the server sends, its token ceiling (shown, not
+    /// enforced) and the model that would answer.
+    pub messages: Option<u64>,
+    pub max_tokens: Option<u32>,
+    pub model: Option<String>,
+}
+
+/// `conversation.question`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionReply {
+    pub question: QuestionView,
+}
