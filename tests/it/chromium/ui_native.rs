@@ -42,3 +42,58 @@ fn the_panel_shows_rhos_own_agent_and_its_call_cards() {
         "{step}"
     );
 }
+
+/// The form, the refusal naming a field, and the sampling question in the panel, against server-everything.
+#[test]
+fn the_panel_answers_a_servers_form_and_sampling_question() {
+    let bin = crate::support::mcp::peers().join("node_modules/.bin/mcp-server-everything");
+    let table = format!(
+        "[mcp.servers.ev]\ntransport = \"stdio\"\ncommand = {:?}\nsampling = \"ask\"\n",
+        bin.display().to_string()
+    );
+    let c = native_env("native-ui-questions", &table, &[]);
+    let (conv, m) = c.converse("q0", "Say hello", json!({}));
+    assert_eq!(m["stopReason"], "end_turn", "{m}");
+    let (_, v) = c
+        .env
+        .local("conversation.mcp", json!({"conversationId": conv}));
+    let tools = v["value"]["servers"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let exported = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .and_then(|t| t["exported"].as_str())
+            .unwrap_or_else(|| panic!("{name}: {tools:?}"))
+            .to_string()
+    };
+    let (form, sampling) = (
+        exported("trigger-elicitation-request"),
+        exported("trigger-sampling-request"),
+    );
+    let artifacts = browser::artifacts("native-questions");
+    let facts = browser::run_e2e(
+        "e2e-questions.mjs",
+        &c.env,
+        "",
+        &artifacts,
+        &[("RHO_FORM_TOOL", &form), ("RHO_SAMPLING_TOOL", &sampling)],
+    );
+    for name in ["form_1600", "sampling_1600", "form_390"] {
+        assert_eq!(facts["facts"][format!("axe_{name}")], 0, "{name}");
+    }
+    assert!(artifacts.join("questions-form-390x844.png").exists());
+    // What the panel answered is what the service recorded.
+    let (_, read) = c
+        .env
+        .local("conversation.read", json!({"conversationId": conv}));
+    let messages = read["value"]["messages"].as_array().unwrap();
+    let chosen: Vec<&str> = messages
+        .iter()
+        .flat_map(|m| m["permissions"].as_array().unwrap())
+        .filter_map(|p| p["chosen"].as_str())
+        .collect();
+    assert_eq!(chosen, ["accept", "accept", "decline"], "{read}");
+}

@@ -114,7 +114,13 @@ impl Questions {
                 kind: FORM.into(),
                 server: q.server.clone(),
                 message: Some(q.message.clone()),
-                fields: q.fields.iter().map(field).collect(),
+                fields: {
+                    // Required fields first (the schema's own order is not kept: its properties
+                    // are read into a sorted map).
+                    let mut fields: Vec<FormFieldView> = q.fields.iter().map(field).collect();
+                    fields.sort_by_key(|f| !f.required);
+                    fields
+                },
                 messages: None,
                 max_tokens: None,
                 model: None,
