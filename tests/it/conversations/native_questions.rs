@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 /// A conversation whose session runs `server-everything` as `ev` (sampling on ask), and the
 /// exported names of its elicitation and sampling tools.
-fn everything(test: &str) -> (ConvEnv, String, String, String) {
+pub(super) fn everything(test: &str) -> (ConvEnv, String, String, String) {
     let bin = peers().join("node_modules/.bin/mcp-server-everything");
     assert!(
         bin.exists(),

@@ -118,6 +118,10 @@ pub(super) fn control(
             let _ = done.send(s.mcp_report());
             None
         }
+        Control::Runtime { done } => {
+            let _ = done.send(s.runtime());
+            None
+        }
         Control::Stop { done } => {
             if t.waiters.is_empty() && t.limit.is_none() {
                 cancel(s, t, facts);

@@ -2,7 +2,8 @@
 //! conversation, message, step and permission, and the operations' declarations.
 
 use super::surfaces_contract::{
-    AnswerRequest, DoctorReply, McpReply, QuestionReply, QuestionRequest, SurfaceRequest,
+    AnswerRequest, CompleteReply, CompleteRequest, DoctorReply, McpReply, PaletteRequest,
+    PromptsReply, QuestionReply, QuestionRequest, ResourcesReply, SurfaceRequest,
 };
 use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec};
 use crate::owners::Owner;
@@ -436,4 +437,13 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("conversation.answer", Effect::Write,
         "The browser only: the person's answer to an open form or sampling question of Rho's own agent: accept (a form's content, checked against its schema first: types, required fields, choices, minimum and maximum; a wrong field is named and the form stays open), decline, or cancel (which also ends the turn).",
         schema::<AnswerRequest>, reply::<PermissionReply>, &["invalid", "not_found", "conflict"]).retained(),
+    op("conversation.prompts", Effect::Read,
+        "The browser only: the prompts of the MCP servers the conversation's session of Rho's own agent runs, as /mcp:<server>:<prompt> commands with their arguments (live false and none when no session runs).",
+        schema::<PaletteRequest>, reply::<PromptsReply>, &["invalid", "not_found"]),
+    op("conversation.resources", Effect::Read,
+        "The browser only (the @ palette): the resources, then the resource templates, of the MCP servers the conversation's session of Rho's own agent runs, matched on their URI; each with the @mcp:<server>:<uri> token a message carries to attach it.",
+        schema::<PaletteRequest>, reply::<ResourcesReply>, &["invalid", "not_found"]),
+    op("conversation.complete", Effect::Read,
+        "The browser only: a server's suggestions (completion/complete) for the prompt argument or resource-template placeholder being typed; empty when the server offers none or does not answer in time.",
+        schema::<CompleteRequest>, reply::<CompleteReply>, &["invalid", "not_found"]),
 ];

@@ -44,6 +44,11 @@ pub enum Control {
     Servers {
         done: oneshot::Sender<Option<Vec<rho_mcp::report::ServerReport>>>,
     },
+    /// The MCP runtime of Rho's own agent's session, shared (`None`: none runs): the panel's
+    /// prompts, suggestions and resources are read on it without holding up the driver.
+    Runtime {
+        done: oneshot::Sender<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>>,
+    },
     /// The details of an open form or sampling question (`None`: not open).
     Question {
         request_id: String,
@@ -134,14 +139,31 @@ impl Live {
         }
     }
 
-    pub(super) fn prompt(&mut self, text: &str) -> Result<(), String> {
+    /// Starts a turn; `history` is the summary a new session of Rho's own agent is given first
+    /// (the others are never given one here). Fails with the error code the message ends with.
+    pub(super) async fn prompt(
+        &mut self,
+        text: &str,
+        history: Option<String>,
+    ) -> Result<(), super::native_input::InputError> {
         match self {
             Live::Acp(s) => {
                 s.prompt(text);
                 Ok(())
             }
-            Live::Cli(s) => s.prompt(text).map_err(|e| e.to_string()),
-            Live::Native(s) => s.prompt(text),
+            Live::Cli(s) => s
+                .prompt(text)
+                .map_err(|e| ("agent_unavailable", e.to_string())),
+            Live::Native(s) => s.prompt(text, history).await,
+        }
+    }
+
+    /// The MCP runtime of Rho's own agent's session (`None` for the others, or without
+    /// servers).
+    pub(super) fn runtime(&self) -> Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>> {
+        match self {
+            Live::Native(s) => s.runtime(),
+            _ => None,
         }
     }
 

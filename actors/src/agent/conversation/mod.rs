@@ -19,6 +19,7 @@ pub mod launch;
 pub mod ledger;
 pub mod live;
 pub mod native;
+pub mod native_input;
 pub mod port;
 pub mod questions;
 pub mod record;

@@ -15,7 +15,7 @@ use rho_mcp::agent::{
     DEFAULT_MAX_STEPS,
 };
 use rho_mcp::config::McpConfig;
-use rho_mcp::model::{ModelClient, Part};
+use rho_mcp::model::ModelClient;
 use rho_mcp::runtime::StartOptions;
 use serde_json::json;
 use std::collections::{HashMap, VecDeque};
@@ -168,18 +168,35 @@ impl NativeLive {
         self.session.as_ref().map(NativeSession::mcp_report)
     }
 
-    /// Starts a turn with the person's text.
-    pub fn prompt(&mut self, text: &str) -> Result<(), String> {
+    /// The session's MCP runtime, for the panel's reads beside a turn (`None`: no servers).
+    pub fn runtime(&self) -> Option<Arc<rho_mcp::runtime::McpRuntime>> {
+        self.session.as_ref().and_then(NativeSession::mcp_runtime)
+    }
+
+    /// Starts a turn with the person's text (a slash prompt fetched, resources attached; the
+    /// history summary first when the session is new). Nothing reaches the model when that
+    /// fails: the error code and why.
+    pub async fn prompt(
+        &mut self,
+        text: &str,
+        history: Option<String>,
+    ) -> Result<(), super::native_input::InputError> {
         self.message = MessageRecord::default();
         self.queue.clear();
         self.started.clear();
         self.usage = (0, 0);
-        let Some(s) = self.session.as_mut() else {
-            return Err("Rho's own agent session has ended".into());
+        let ended = || {
+            (
+                "agent_unavailable",
+                "Rho's own agent session has ended".to_string(),
+            )
         };
+        let s = self.session.as_ref().ok_or_else(ended)?;
+        let parts = super::native_input::resolve(s, text, history).await?;
+        let s = self.session.as_mut().ok_or_else(ended)?;
         let n = s
-            .prompt(vec![Part::Text(text.to_string())])
-            .map_err(|e| e.to_string())?;
+            .prompt(parts)
+            .map_err(|e| ("agent_unavailable", e.to_string()))?;
         self.turn = Some(n);
         Ok(())
     }

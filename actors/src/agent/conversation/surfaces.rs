@@ -181,3 +181,37 @@ impl Handler<AnswerQuestion> for ProjectActor {
         }))
     }
 }
+
+/// The MCP runtime of the conversation's live session of Rho's own agent (`None`: none runs),
+/// for the panel's prompts, suggestions and resources.
+#[derive(Message)]
+#[rtype(result = "Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>")]
+pub struct ConversationRuntime {
+    pub conversation_id: Uuid,
+}
+
+impl Handler<ConversationRuntime> for ProjectActor {
+    type Result =
+        ResponseFuture<Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>>;
+
+    fn handle(&mut self, msg: ConversationRuntime, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        if self.children().get::<ConversationEntity>(id).is_none() {
+            return Box::pin(fut::ready(Err(ActorError::NotFound {
+                what: "conversation".into(),
+            })));
+        }
+        let (done, rx) = tokio::sync::oneshot::channel();
+        let live = self.owned.conversations.send(id, Control::Runtime { done });
+        Box::pin(async move {
+            if !live {
+                return Ok(None);
+            }
+            Ok(tokio::time::timeout(REPORT_WAIT, rx)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .flatten())
+        })
+    }
+}

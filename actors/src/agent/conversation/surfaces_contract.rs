@@ -185,3 +185,95 @@ pub struct QuestionView {
 pub struct QuestionReply {
     pub question: QuestionView,
 }
+
+/// `conversation.prompts` and `conversation.resources`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PaletteRequest {
+    pub project_id: String,
+    pub conversation_id: String,
+    /// `conversation.resources`: matched against each URI (case-insensitive); all when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
+}
+
+/// One prompt argument.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptArgView {
+    pub name: String,
+    pub required: bool,
+}
+
+/// One server prompt as a slash command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptView {
+    /// `/mcp:<server>:<prompt>`.
+    pub command: String,
+    pub server: String,
+    pub prompt: String,
+    pub description: Option<String>,
+    pub arguments: Vec<PromptArgView>,
+}
+
+/// `conversation.prompts`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptsReply {
+    /// Whether a live session answered (else nothing is listed: prompts come from servers that run).
+    pub live: bool,
+    pub prompts: Vec<PromptView>,
+}
+
+/// One server resource or template for the `@` palette.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceView {
+    pub server: String,
+    /// The URI, or the RFC 6570 template.
+    pub uri: String,
+    /// The server's name for it.
+    pub name: String,
+    /// A template is written into the message to be filled in; a resource is attached.
+    pub template: bool,
+    /// What the message carries to attach it: `@mcp:<server>:<uri>`.
+    pub token: String,
+}
+
+/// `conversation.resources`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesReply {
+    pub live: bool,
+    /// Resources first, then templates (at most 50).
+    pub resources: Vec<ResourceView>,
+}
+
+/// `conversation.complete`: suggestions for a prompt argument or a template placeholder.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CompleteRequest {
+    pub project_id: String,
+    pub conversation_id: String,
+    pub server: String,
+    /// The prompt whose argument is typed (or `uriTemplate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// The resource template whose placeholder is typed (or `prompt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri_template: Option<String>,
+    pub argument: String,
+    pub value: String,
+    /// The other arguments already typed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// `conversation.complete`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompleteReply {
+    /// What the server suggested (empty when it offers none, fails or is late).
+    pub values: Vec<String>,
+}
