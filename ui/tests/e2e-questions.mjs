@@ -3,7 +3,10 @@
 // (defaults pre-filled, constraints as help, labelled controls), a wrong answer is refused naming its field and the
 // form stays open, a right one goes to the server; a form declined at 390 wide; the sampling question names the
 // server, the messages, the token ceiling and the model, and Allow spends the model (said as servers' sampling).
-// axe and overflow with the form and the question open at 1600 and 390, screenshots of each.
+// The composer's palettes: prompts while typing /mcp:, a server's suggestion for an argument (Tab picks the value
+// alone), a missing required argument named with nothing sent, a prompt run; @ offers server resources and picking one
+// writes its token, which attaches it. axe and overflow with the form, the question and the palettes open at 1600 and
+// 390, screenshots of each.
 //
 // Run by tests/it/chromium/ui_native.rs with the pinned Node. Environment: RHO_URL, RHO_ARTIFACTS, RHO_FORM_TOOL,
 // RHO_SAMPLING_TOOL (the exported names). Prints one JSON line of facts; exits 1 on any failure.
@@ -84,10 +87,58 @@ await inChromium(failures, async (browser) => {
   facts.spend = await last().getByTestId("cv-spend").textContent();
   check(/servers' sampling \d+ in/.test(facts.spend), `the sampling spend is said: ${facts.spend}`);
 
-  // 390 wide: a form, declined.
+  // The slash palette: prompts while typing the command, the server's suggestions in an argument.
+  const palette = page.getByTestId("cv-palette");
+  const messages = await page.getByTestId("cv-message").count();
+  await box.fill("/mcp:ev:a");
+  await until("the prompts are offered", async () => ((await palette.textContent()) ?? "").includes("/mcp:ev:args-prompt"));
+  facts.slash = await palette.textContent();
+  check(/arguments: city \(required\), state/.test(facts.slash), `a prompt's arguments are shown: ${facts.slash}`);
+  check((await box.getAttribute("aria-activedescendant")) === "cv-palette-0", "the message box points at the highlighted row");
+  await axe(page, "palette_1600");
+  await page.screenshot({ path: join(artifacts, "questions-palette-1600x900.png") });
+  await box.fill("/mcp:ev:completable");
+  await until("one prompt is left", async () => (await palette.getByRole("option").count()) === 1);
+  await box.press("Enter");
+  check((await box.inputValue()) === "/mcp:ev:completable-prompt ", `Enter picks the command: ${await box.inputValue()}`);
+  await box.pressSequentially("department=Eng");
+  await until("the server's suggestion is offered", async () => ((await palette.textContent()) ?? "").includes("Engineering"));
+  await box.press("Tab");
+  check((await box.inputValue()) === "/mcp:ev:completable-prompt department=Engineering", `Tab picks the value alone: ${await box.inputValue()}`);
+  // A missing required argument is named and nothing is sent.
+  await box.fill("/mcp:ev:args-prompt state=Viken");
+  await box.press("Escape");
+  await box.press("Enter");
+  await until("the missing argument is named", async () => ((await page.getByTestId("cv-note").textContent()) ?? "").includes("`city`"));
+  check((await page.getByTestId("cv-message").count()) === messages, "a prompt missing an argument sends nothing");
+  await box.fill("/mcp:ev:args-prompt city=Oslo state=Viken");
+  await box.press("Escape");
+  await box.press("Enter");
+  await until("the prompt's turn ends", async () => (await page.getByTestId("cv-message").count()) === messages + 1 && (await ended()));
+
+  // The @ palette: a server resource picked into the message, attached when it is sent.
+  await box.fill("summarize @archi");
+  await until("the resource is offered", async () => ((await palette.textContent()) ?? "").includes("architecture.md"));
+  facts.at = await palette.textContent();
+  check(facts.at.includes("ev ·"), `the row names the server: ${facts.at}`);
+  await box.press("Enter");
+  facts.token = await box.inputValue();
+  check(/^summarize @mcp:ev:\S+architecture\.md $/.test(facts.token), `picking writes the resource's token: ${facts.token}`);
+  await box.pressSequentially("please");
+  await box.press("Enter");
+  await until("the message with the resource ends", async () => (await page.getByTestId("cv-message").count()) === messages + 2 && (await ended()));
+
+  // 390 wide: the @ palette, then a form, declined.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole("tablist", { name: "Open panels" }).waitFor();
   await show(page, "Conversations");
+  await box.fill("@");
+  await until("the @ palette at 390", async () => (await palette.getByRole("option").count()) > 1);
+  await noOverflow(page, "palette_390");
+  await axe(page, "palette_390");
+  await page.screenshot({ path: join(artifacts, "questions-palette-390x844.png") });
+  await box.press("Escape");
+  check((await palette.count()) === 0, "Escape closes the palette");
   await box.fill(`[[tool: ${formTool}]]`);
   await box.press("Enter");
   await until("the form is shown at 390", async () => (await form().getByRole("button", { name: "Decline" }).count()) === 1);

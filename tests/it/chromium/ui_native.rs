@@ -43,7 +43,8 @@ fn the_panel_shows_rhos_own_agent_and_its_call_cards() {
     );
 }
 
-/// The form, the refusal naming a field, and the sampling question in the panel, against server-everything.
+/// The form, the refusal naming a field, the sampling question and the composer's palettes in the panel, against
+/// server-everything.
 #[test]
 fn the_panel_answers_a_servers_form_and_sampling_question() {
     let bin = crate::support::mcp::peers().join("node_modules/.bin/mcp-server-everything");
@@ -81,7 +82,13 @@ fn the_panel_answers_a_servers_form_and_sampling_question() {
         &artifacts,
         &[("RHO_FORM_TOOL", &form), ("RHO_SAMPLING_TOOL", &sampling)],
     );
-    for name in ["form_1600", "sampling_1600", "form_390"] {
+    for name in [
+        "form_1600",
+        "sampling_1600",
+        "palette_1600",
+        "palette_390",
+        "form_390",
+    ] {
         assert_eq!(facts["facts"][format!("axe_{name}")], 0, "{name}");
     }
     assert!(artifacts.join("questions-form-390x844.png").exists());
@@ -96,4 +103,14 @@ fn the_panel_answers_a_servers_form_and_sampling_question() {
         .filter_map(|p| p["chosen"].as_str())
         .collect();
     assert_eq!(chosen, ["accept", "accept", "decline"], "{read}");
+    // The prompt's turn and the resource's: the model read them.
+    let saw = c.model_saw();
+    assert!(
+        saw.contains("What's weather in Oslo, Viken?"),
+        "the prompt ran"
+    );
+    assert!(
+        saw.contains("architecture.md]"),
+        "the resource was attached"
+    );
 }

@@ -199,11 +199,35 @@ export interface ConversationOps {
   "conversation.list": { req: P<object>; res: { conversations: Conversation[]; removed: { count: number; limit: string } | null } };
   "conversation.mcp": { req: P<{ conversationId: string }>; res: McpReport };
   "conversation.doctor": { req: P<{ conversationId: string }>; res: { rows: DoctorRow[] } };
+  "conversation.prompts": { req: P<{ conversationId: string }>; res: { live: boolean; prompts: PromptCommand[] } };
+  "conversation.resources": { req: P<{ conversationId: string; query?: string | null }>; res: { live: boolean; resources: ResourceRow[] } };
+  "conversation.complete": {
+    req: P<{ conversationId: string; server: string; prompt?: string | null; uriTemplate?: string | null; argument: string; value: string; others?: Record<string, string> | null }>;
+    res: { values: string[] };
+  };
   "conversation.question": { req: P<{ conversationId: string; requestId: string }>; res: { question: Question } };
   "conversation.answer": {
     req: P<{ conversationId: string; requestId: string; action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> | null }>;
     res: { permission: Permission };
   };
+}
+
+/** A server prompt as a slash command. */
+export interface PromptCommand {
+  command: string;
+  server: string;
+  prompt: string;
+  description: string | null;
+  arguments: { name: string; required: boolean }[];
+}
+
+/** A server resource (or template) for the `@` palette, with the token a message carries to attach it. */
+export interface ResourceRow {
+  server: string;
+  uri: string;
+  name: string;
+  template: boolean;
+  token: string;
 }
 
 /** One configured MCP server as `/mcp` shows it. */
@@ -246,6 +270,9 @@ export const CONVERSATION_REQUIRED: { [K in keyof ConversationOps]: string[] } =
   "conversation.list": ["projectId"],
   "conversation.mcp": ["projectId", "conversationId"],
   "conversation.doctor": ["projectId", "conversationId"],
+  "conversation.prompts": ["projectId", "conversationId"],
+  "conversation.resources": ["projectId", "conversationId"],
+  "conversation.complete": ["projectId", "conversationId", "server", "argument", "value"],
   "conversation.question": ["projectId", "conversationId", "requestId"],
   "conversation.answer": ["projectId", "conversationId", "requestId", "action"],
 };
