@@ -5,11 +5,11 @@
 // server, the messages, the token ceiling and the model, and Allow spends the model (said as servers' sampling).
 // The composer's palettes: prompts while typing /mcp:, a server's suggestion for an argument (Tab picks the value
 // alone), a missing required argument named with nothing sent, a prompt run; @ offers server resources and picking one
-// writes its token, which attaches it. axe and overflow with the form, the question and the palettes open at 1600 and
+// writes its token, which attaches it; an image result shown on its card. axe and overflow with the form, the question and the palettes open at 1600 and
 // 390, screenshots of each.
 //
 // Run by tests/it/chromium/ui_native.rs with the pinned Node. Environment: RHO_URL, RHO_ARTIFACTS, RHO_FORM_TOOL,
-// RHO_SAMPLING_TOOL (the exported names). Prints one JSON line of facts; exits 1 on any failure.
+// RHO_SAMPLING_TOOL, RHO_IMAGE_TOOL (the exported names). Prints one JSON line of facts; exits 1 on any failure.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { inChromium, kit, need, showPanel as show } from "./support/kit.mjs";
@@ -18,6 +18,7 @@ const url = need("RHO_URL");
 const artifacts = need("RHO_ARTIFACTS");
 const formTool = need("RHO_FORM_TOOL");
 const samplingTool = need("RHO_SAMPLING_TOOL");
+const imageTool = need("RHO_IMAGE_TOOL");
 mkdirSync(artifacts, { recursive: true });
 
 const { failures, facts, finish, check, until: waitFor, axe, noOverflow, watch } = kit();
@@ -127,6 +128,17 @@ await inChromium(failures, async (browser) => {
   await box.pressSequentially("please");
   await box.press("Enter");
   await until("the message with the resource ends", async () => (await page.getByTestId("cv-message").count()) === messages + 2 && (await ended()));
+
+  // An image result is shown on its card.
+  await box.fill(`[[tool: ${imageTool}]]`);
+  await box.press("Enter");
+  await until("the image call ends", async () => (await page.getByTestId("cv-message").count()) === messages + 3 && (await ended()));
+  const img = last().getByTestId("cv-call-image");
+  await until("the card shows the image", async () => (await img.count()) === 1 && (await img.evaluate((el) => el.complete && el.naturalWidth > 0)));
+  facts.image_alt = await img.getAttribute("alt");
+  check(/^The image the tool returned \(image\/png, /.test(facts.image_alt ?? ""), `the image is described: ${facts.image_alt}`);
+  await axe(page, "image_1600");
+  await page.screenshot({ path: join(artifacts, "questions-image-1600x900.png") });
 
   // 390 wide: the @ palette, then a form, declined.
   await page.setViewportSize({ width: 390, height: 844 });

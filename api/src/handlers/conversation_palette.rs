@@ -1,6 +1,7 @@
 //! The composer's palettes for a conversation of Rho's own agent, read on its live session's MCP
 //! runtime: `conversation.prompts` (slash commands), `conversation.resources` (the `@`
-//! palette), `conversation.complete` (a server's suggestions for what is being typed), and the
+//! palette), `conversation.complete` (a server's suggestions for what is being typed),
+//! `conversation.image` (a call card's image while the session holds it), and the
 //! check a send makes of a `/mcp:` line first (a missing required argument is named and nothing
 //! is journaled).
 
@@ -11,10 +12,10 @@ use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use actix::Addr;
 use rho_actors::agent::conversation::native_input::{check_prompt, RESOURCE_TOKEN};
-use rho_actors::agent::conversation::surfaces::ConversationRuntime;
+use rho_actors::agent::conversation::surfaces::{ConversationImage, ConversationRuntime};
 use rho_actors::agent::conversation::surfaces_contract::{
-    CompleteReply, CompleteRequest, PaletteRequest, PromptArgView, PromptView, PromptsReply,
-    ResourceView, ResourcesReply,
+    CompleteReply, CompleteRequest, ImageReply, ImageRequest, PaletteRequest, PromptArgView,
+    PromptView, PromptsReply, ResourceView, ResourcesReply,
 };
 use rho_actors::project_actor::ProjectActor;
 use rho_mcp::runtime::McpRuntime;
@@ -176,6 +177,29 @@ pub(super) fn register(
             async move {
                 let rt = live(&s, &ctx, &req.project_id, &req.conversation_id).await?;
                 Ok::<ResourcesReply, ApiError>(resources(rt.as_deref(), req.query.as_deref()))
+            }
+        },
+    )?;
+    let s = services.clone();
+    table.register(
+        spec("conversation.image"),
+        move |ctx: Ctx, req: ImageRequest| {
+            let s = s.clone();
+            async move {
+                let id = parse_id("conversationId", &req.conversation_id)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                let image = p
+                    .send(ConversationImage {
+                        conversation_id: id,
+                        step_id: req.step_id,
+                    })
+                    .await
+                    .map_err(mailbox)??
+                    .ok_or_else(|| ApiError::not_found("image"))?;
+                Ok::<ImageReply, ApiError>(ImageReply {
+                    mime_type: image.mime_type,
+                    data: image.data,
+                })
             }
         },
     )?;

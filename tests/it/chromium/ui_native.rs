@@ -43,7 +43,8 @@ fn the_panel_shows_rhos_own_agent_and_its_call_cards() {
     );
 }
 
-/// The form, the refusal naming a field, the sampling question and the composer's palettes in the panel, against
+/// The form, the refusal naming a field, the sampling question, the composer's palettes and an image on its call
+/// card in the panel, against
 /// server-everything.
 #[test]
 fn the_panel_answers_a_servers_form_and_sampling_question() {
@@ -70,9 +71,10 @@ fn the_panel_answers_a_servers_form_and_sampling_question() {
             .unwrap_or_else(|| panic!("{name}: {tools:?}"))
             .to_string()
     };
-    let (form, sampling) = (
+    let (form, sampling, image) = (
         exported("trigger-elicitation-request"),
         exported("trigger-sampling-request"),
+        exported("get-tiny-image"),
     );
     let artifacts = browser::artifacts("native-questions");
     let facts = browser::run_e2e(
@@ -80,13 +82,18 @@ fn the_panel_answers_a_servers_form_and_sampling_question() {
         &c.env,
         "",
         &artifacts,
-        &[("RHO_FORM_TOOL", &form), ("RHO_SAMPLING_TOOL", &sampling)],
+        &[
+            ("RHO_FORM_TOOL", &form),
+            ("RHO_SAMPLING_TOOL", &sampling),
+            ("RHO_IMAGE_TOOL", &image),
+        ],
     );
     for name in [
         "form_1600",
         "sampling_1600",
         "palette_1600",
         "palette_390",
+        "image_1600",
         "form_390",
     ] {
         assert_eq!(facts["facts"][format!("axe_{name}")], 0, "{name}");

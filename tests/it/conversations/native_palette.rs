@@ -3,7 +3,8 @@
 //! missing required argument refused naming it (nothing journaled, no model request), a prompt
 //! with arguments becoming the turn; its resources for the `@` palette (templates with
 //! suggestions), one attached to a message by its token, and one that cannot be read ending
-//! the message before any model request.
+//! the message before any model request; an image result shown on its card (`conversation.image`)
+//! while the model read only its descriptor.
 
 use super::native_questions::everything;
 use crate::support::conversations::ConvEnv;
@@ -143,4 +144,43 @@ fn an_at_resource_is_found_attached_and_a_failed_read_ends_the_message_first() {
         "{m}"
     );
     assert_eq!(c.mock.requests().len(), asked, "no model request");
+}
+
+#[test]
+fn an_image_result_is_shown_on_its_card_and_the_model_reads_its_descriptor() {
+    let (c, conv, _, _) = everything("native-image");
+    let (_, v) = c
+        .env
+        .local("conversation.mcp", json!({"conversationId": conv}));
+    let tiny = v["value"]["servers"][0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get-tiny-image")
+        .and_then(|t| t["exported"].as_str())
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string();
+    let sent = c.send(&conv, "i1", &format!("[[tool: {tiny}]]"));
+    let m = c.wait_end(&conv, sent["messageId"].as_str().unwrap());
+    let step = crate::support::conversations::steps(&m)[0].clone();
+    let output = step["call"]["rawOutput"].as_str().unwrap();
+    assert!(output.contains("[image image/png, "), "{step}");
+    let image = ok(
+        &c,
+        "conversation.image",
+        json!({"conversationId": conv, "stepId": step["stepId"]}),
+    );
+    assert_eq!(image["mimeType"], "image/png", "{image}");
+    let data = image["data"].as_str().unwrap();
+    assert!(data.len() > 100, "{image}");
+    assert!(!c.model_saw().contains(data), "never base64 to the model");
+    let (status, e) = c.env.local(
+        "conversation.image",
+        json!({"conversationId": conv, "stepId": "no-such-step"}),
+    );
+    assert_eq!(
+        (status, e["error"]["code"].as_str()),
+        (404, Some("not_found")),
+        "{e}"
+    );
 }

@@ -66,7 +66,7 @@ export function MessageView({ projectId, conversationId, backend, m, paired, onP
             {capital(r)}
           </p>
         ))}
-        <Parts parts={m.parts} />
+        <Parts parts={m.parts} at={backend === "rho" ? { projectId, conversationId } : undefined} />
         {m.parts.length === 0 && m.state === "running" && <p className="muted">Waiting for the first words…</p>}
         {settled.length > 0 && (
           <ul className="cv-asked" aria-label="Permissions and questions asked">

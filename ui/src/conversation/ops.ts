@@ -205,6 +205,7 @@ export interface ConversationOps {
     req: P<{ conversationId: string; server: string; prompt?: string | null; uriTemplate?: string | null; argument: string; value: string; others?: Record<string, string> | null }>;
     res: { values: string[] };
   };
+  "conversation.image": { req: P<{ conversationId: string; stepId: string }>; res: { mimeType: string; data: string } };
   "conversation.question": { req: P<{ conversationId: string; requestId: string }>; res: { question: Question } };
   "conversation.answer": {
     req: P<{ conversationId: string; requestId: string; action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> | null }>;
@@ -273,6 +274,7 @@ export const CONVERSATION_REQUIRED: { [K in keyof ConversationOps]: string[] } =
   "conversation.prompts": ["projectId", "conversationId"],
   "conversation.resources": ["projectId", "conversationId"],
   "conversation.complete": ["projectId", "conversationId", "server", "argument", "value"],
+  "conversation.image": ["projectId", "conversationId", "stepId"],
   "conversation.question": ["projectId", "conversationId", "requestId"],
   "conversation.answer": ["projectId", "conversationId", "requestId", "action"],
 };

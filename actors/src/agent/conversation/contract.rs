@@ -2,8 +2,8 @@
 //! conversation, message, step and permission, and the operations' declarations.
 
 use super::surfaces_contract::{
-    AnswerRequest, CompleteReply, CompleteRequest, DoctorReply, McpReply, PaletteRequest,
-    PromptsReply, QuestionReply, QuestionRequest, ResourcesReply, SurfaceRequest,
+    AnswerRequest, CompleteReply, CompleteRequest, DoctorReply, ImageReply, ImageRequest, McpReply,
+    PaletteRequest, PromptsReply, QuestionReply, QuestionRequest, ResourcesReply, SurfaceRequest,
 };
 use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec};
 use crate::owners::Owner;
@@ -446,4 +446,7 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("conversation.complete", Effect::Read,
         "The browser only: a server's suggestions (completion/complete) for the prompt argument or resource-template placeholder being typed; empty when the server offers none or does not answer in time.",
         schema::<CompleteRequest>, reply::<CompleteReply>, &["invalid", "not_found"]),
+    op("conversation.image", Effect::Read,
+        "The browser only: the image a call card of Rho's own agent shows (the first image of the call's result that fit the 4 MiB budget), while the conversation's session holds it (8 MiB of images per session, the oldest let go first); not_found otherwise.",
+        schema::<ImageRequest>, reply::<ImageReply>, &["invalid", "not_found"]),
 ];

@@ -26,6 +26,8 @@ use std::sync::Arc;
 const CARD_BYTES: usize = 16 * 1024;
 /// Bytes of a project tool's result the model reads.
 const PROJECT_OUTPUT_BYTES: usize = 64 * 1024;
+/// Encoded bytes of call-card images a session holds for the panel (the oldest go first).
+const IMAGE_BYTES_KEPT: usize = 8 * 1024 * 1024;
 
 /// Where Rho's own agent is configured: the selected config file (`--config`, else
 /// `<home>/config.toml`) with its `[model]` and `[mcp]` tables, and Rho's home (`RHO_HOME`,
@@ -103,6 +105,9 @@ pub struct NativeLive {
     groups: Vec<i32>,
     /// The forms and sampling questions open in the running turn.
     questions: Questions,
+    /// The image each call card shows, by step (never sent to the model; held while the
+    /// session runs, at most [`IMAGE_BYTES_KEPT`] encoded bytes).
+    images: VecDeque<(String, rho_mcp::render::ImageAsset)>,
 }
 
 impl NativeLive {
@@ -144,6 +149,7 @@ impl NativeLive {
             usage: (0, 0),
             groups: Vec::new(),
             questions: Questions::default(),
+            images: VecDeque::new(),
         })
     }
 
@@ -249,6 +255,9 @@ impl NativeLive {
                 };
                 let update = json!({"sessionUpdate": "tool_call_update", "toolCallId": step.id, "status": status});
                 let changed = self.message.fold(&update, now, &self.limits);
+                if let Some(image) = step.image.clone() {
+                    self.keep_image(step.id.clone(), image);
+                }
                 let start = self.started.remove(&step.id);
                 let (server, operation) = match start.as_ref().map(|s| &s.source) {
                     Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
@@ -338,6 +347,29 @@ impl NativeLive {
                 Some(TurnEvent::Finished(end.stop))
             }
         }
+    }
+
+    /// Holds a call card's image, letting the oldest go past [`IMAGE_BYTES_KEPT`].
+    fn keep_image(&mut self, step: String, image: rho_mcp::render::ImageAsset) {
+        if image.data.len() > IMAGE_BYTES_KEPT {
+            return;
+        }
+        self.images.push_back((step, image));
+        let mut held: usize = self.images.iter().map(|(_, i)| i.data.len()).sum();
+        while held > IMAGE_BYTES_KEPT {
+            match self.images.pop_front() {
+                Some((_, gone)) => held -= gone.data.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// The image a call card shows (`None`: none, or no longer held).
+    pub fn image(&self, step: &str) -> Option<rho_mcp::render::ImageAsset> {
+        self.images
+            .iter()
+            .find(|(id, _)| id == step)
+            .map(|(_, i)| i.clone())
     }
 
     /// The details of an open form or sampling question (`None`: not open).

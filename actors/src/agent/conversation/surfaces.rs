@@ -215,3 +215,41 @@ impl Handler<ConversationRuntime> for ProjectActor {
         })
     }
 }
+
+/// `conversation.image`: the image a call card of Rho's own agent shows, while its session
+/// holds it.
+#[derive(Message)]
+#[rtype(result = "Result<Option<rho_mcp::render::ImageAsset>, ActorError>")]
+pub struct ConversationImage {
+    pub conversation_id: Uuid,
+    pub step_id: String,
+}
+
+impl Handler<ConversationImage> for ProjectActor {
+    type Result = ResponseFuture<Result<Option<rho_mcp::render::ImageAsset>, ActorError>>;
+
+    fn handle(&mut self, msg: ConversationImage, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        if self.children().get::<ConversationEntity>(id).is_none() {
+            return Box::pin(fut::ready(Err(ActorError::NotFound {
+                what: "conversation".into(),
+            })));
+        }
+        let (done, rx) = tokio::sync::oneshot::channel();
+        let control = Control::Image {
+            step_id: msg.step_id,
+            done,
+        };
+        let live = self.owned.conversations.send(id, control);
+        Box::pin(async move {
+            if !live {
+                return Ok(None);
+            }
+            Ok(tokio::time::timeout(REPORT_WAIT, rx)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .flatten())
+        })
+    }
+}

@@ -277,3 +277,23 @@ pub struct CompleteReply {
     /// What the server suggested (empty when it offers none, fails or is late).
     pub values: Vec<String>,
 }
+
+/// `conversation.image`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageRequest {
+    pub project_id: String,
+    pub conversation_id: String,
+    /// The call card's step.
+    pub step_id: String,
+}
+
+/// `conversation.image`: the image exactly as the server encoded it (the panel shows it; the
+/// model only ever read its descriptor).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageReply {
+    pub mime_type: String,
+    /// Base64, at most 4 MiB encoded.
+    pub data: String,
+}
