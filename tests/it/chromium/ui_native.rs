@@ -48,29 +48,8 @@ fn the_panel_shows_rhos_own_agent_and_its_call_cards() {
 /// server-everything.
 #[test]
 fn the_panel_answers_a_servers_form_and_sampling_question() {
-    let bin = crate::support::mcp::peers().join("node_modules/.bin/mcp-server-everything");
-    let table = format!(
-        "[mcp.servers.ev]\ntransport = \"stdio\"\ncommand = {:?}\nsampling = \"ask\"\n",
-        bin.display().to_string()
-    );
-    let c = native_env("native-ui-questions", &table, &[]);
-    let (conv, m) = c.converse("q0", "Say hello", json!({}));
-    assert_eq!(m["stopReason"], "end_turn", "{m}");
-    let (_, v) = c
-        .env
-        .local("conversation.mcp", json!({"conversationId": conv}));
-    let tools = v["value"]["servers"][0]["tools"]
-        .as_array()
-        .unwrap()
-        .clone();
-    let exported = |name: &str| {
-        tools
-            .iter()
-            .find(|t| t["name"] == name)
-            .and_then(|t| t["exported"].as_str())
-            .unwrap_or_else(|| panic!("{name}: {tools:?}"))
-            .to_string()
-    };
+    let (c, conv, tools) = crate::support::conversations::everything_env("native-ui-questions");
+    let exported = |name: &str| crate::support::conversations::exported(&tools, name);
     let (form, sampling, image) = (
         exported("trigger-elicitation-request"),
         exported("trigger-sampling-request"),

@@ -148,18 +148,8 @@ fn an_at_resource_is_found_attached_and_a_failed_read_ends_the_message_first() {
 
 #[test]
 fn an_image_result_is_shown_on_its_card_and_the_model_reads_its_descriptor() {
-    let (c, conv, _, _) = everything("native-image");
-    let (_, v) = c
-        .env
-        .local("conversation.mcp", json!({"conversationId": conv}));
-    let tiny = v["value"]["servers"][0]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "get-tiny-image")
-        .and_then(|t| t["exported"].as_str())
-        .unwrap_or_else(|| panic!("{v}"))
-        .to_string();
+    let (c, conv, tools) = crate::support::conversations::everything_env("native-image");
+    let tiny = crate::support::conversations::exported(&tools, "get-tiny-image");
     let sent = c.send(&conv, "i1", &format!("[[tool: {tiny}]]"));
     let m = c.wait_end(&conv, sent["messageId"].as_str().unwrap());
     let step = crate::support::conversations::steps(&m)[0].clone();

@@ -5,44 +5,15 @@
 //! its sampling request (`sampling = "ask"`) refused, and confirmed with the spend in the
 //! ledger under `mcp_sampling`.
 
-use crate::support::conversations::{native_env, pending, text, ConvEnv};
-use crate::support::mcp::peers;
+use crate::support::conversations::{everything_env, exported, pending, text, ConvEnv};
 use serde_json::{json, Value};
 
 /// A conversation whose session runs `server-everything` as `ev` (sampling on ask), and the
 /// exported names of its elicitation and sampling tools.
 pub(super) fn everything(test: &str) -> (ConvEnv, String, String, String) {
-    let bin = peers().join("node_modules/.bin/mcp-server-everything");
-    assert!(
-        bin.exists(),
-        "{} is missing: run bash mcp/tests/setup.sh",
-        bin.display()
-    );
-    let table = format!(
-        "[mcp.servers.ev]\ntransport = \"stdio\"\ncommand = {:?}\nsampling = \"ask\"\n",
-        bin.display().to_string()
-    );
-    let c = native_env(test, &table, &[]);
-    let (conv, m) = c.converse("q0", "Say hello", json!({}));
-    assert_eq!(m["stopReason"], "end_turn", "{m}");
-    let (status, v) = c
-        .env
-        .local("conversation.mcp", json!({"conversationId": conv}));
-    assert_eq!(status, 200, "{v}");
-    let tools = v["value"]["servers"][0]["tools"]
-        .as_array()
-        .unwrap()
-        .clone();
-    let exported = |name: &str| {
-        tools
-            .iter()
-            .find(|t| t["name"] == name)
-            .and_then(|t| t["exported"].as_str())
-            .unwrap_or_else(|| panic!("{name} is offered: {tools:?}"))
-            .to_string()
-    };
-    let form = exported("trigger-elicitation-request");
-    let sampling = exported("trigger-sampling-request");
+    let (c, conv, tools) = everything_env(test);
+    let form = exported(&tools, "trigger-elicitation-request");
+    let sampling = exported(&tools, "trigger-sampling-request");
     (c, conv, form, sampling)
 }
 

@@ -18,6 +18,37 @@ use uuid::Uuid;
 /// How long `/mcp` waits for a driver that is busy starting its session.
 const REPORT_WAIT: Duration = Duration::from_secs(5);
 
+/// Asks the conversation's driver with the control `ask` makes and waits (bounded) for its
+/// answer; `None` when no driver runs, it answers nothing, or not in time.
+fn ask_driver<T: Send + 'static>(
+    act: &ProjectActor,
+    id: Uuid,
+    ask: impl FnOnce(tokio::sync::oneshot::Sender<Option<T>>) -> Control,
+) -> impl std::future::Future<Output = Option<T>> + Send + 'static {
+    let (done, rx) = tokio::sync::oneshot::channel();
+    let live = act.owned.conversations.send(id, ask(done));
+    async move {
+        if !live {
+            return None;
+        }
+        tokio::time::timeout(REPORT_WAIT, rx)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten()
+    }
+}
+
+/// `not_found` unless the project holds conversation `id`.
+fn known(act: &mut ProjectActor, id: Uuid) -> Result<(), ActorError> {
+    match act.children().get::<ConversationEntity>(id) {
+        Some(_) => Ok(()),
+        None => Err(ActorError::NotFound {
+            what: "conversation".into(),
+        }),
+    }
+}
+
 /// `conversation.mcp`: the conversation's backend, and its live session's servers (`None`
 /// when no session of Rho's own agent runs).
 #[derive(Message)]
@@ -36,21 +67,12 @@ impl Handler<ConversationServers> for ProjectActor {
                 what: "conversation".into(),
             })));
         };
-        let (done, rx) = tokio::sync::oneshot::channel();
-        let live = self.owned.conversations.send(id, Control::Servers { done });
+        let reports = ask_driver(self, id, |done| Control::Servers { done });
         Box::pin(
             async move {
                 let state = read(child).await?;
                 let backend = state.info.as_ref().map_or(Backend::Rho, |i| i.backend);
-                let reports = match live {
-                    true => tokio::time::timeout(REPORT_WAIT, rx)
-                        .await
-                        .ok()
-                        .and_then(Result::ok)
-                        .flatten(),
-                    false => None,
-                };
-                Ok((backend, reports))
+                Ok((backend, reports.await))
             }
             .into_actor(self),
         )
@@ -117,27 +139,13 @@ impl Handler<ConversationQuestion> for ProjectActor {
         };
         let checked = async move {
             pending(&read(child).await?, &msg.request_id)?;
-            Ok(msg.request_id)
+            Ok::<String, ActorError>(msg.request_id)
         };
         Box::pin(checked.into_actor(self).then(move |res, act, _| {
-            let asked = res.and_then(|request_id| {
-                let (done, rx) = tokio::sync::oneshot::channel();
-                act.owned
-                    .conversations
-                    .send(id, Control::Question { request_id, done })
-                    .then_some(rx)
-                    .ok_or_else(gone)
+            let asked = res.map(|request_id| {
+                ask_driver(act, id, |done| Control::Question { request_id, done })
             });
-            async move {
-                let rx = asked?;
-                tokio::time::timeout(REPORT_WAIT, rx)
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .flatten()
-                    .ok_or_else(gone)
-            }
-            .into_actor(act)
+            async move { asked?.await.ok_or_else(gone) }.into_actor(act)
         }))
     }
 }
@@ -196,22 +204,11 @@ impl Handler<ConversationRuntime> for ProjectActor {
 
     fn handle(&mut self, msg: ConversationRuntime, _: &mut Context<Self>) -> Self::Result {
         let id = msg.conversation_id;
-        if self.children().get::<ConversationEntity>(id).is_none() {
-            return Box::pin(fut::ready(Err(ActorError::NotFound {
-                what: "conversation".into(),
-            })));
-        }
-        let (done, rx) = tokio::sync::oneshot::channel();
-        let live = self.owned.conversations.send(id, Control::Runtime { done });
+        let known = known(self, id);
+        let runtime = ask_driver(self, id, |done| Control::Runtime { done });
         Box::pin(async move {
-            if !live {
-                return Ok(None);
-            }
-            Ok(tokio::time::timeout(REPORT_WAIT, rx)
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .flatten())
+            known?;
+            Ok(runtime.await)
         })
     }
 }
@@ -230,26 +227,12 @@ impl Handler<ConversationImage> for ProjectActor {
 
     fn handle(&mut self, msg: ConversationImage, _: &mut Context<Self>) -> Self::Result {
         let id = msg.conversation_id;
-        if self.children().get::<ConversationEntity>(id).is_none() {
-            return Box::pin(fut::ready(Err(ActorError::NotFound {
-                what: "conversation".into(),
-            })));
-        }
-        let (done, rx) = tokio::sync::oneshot::channel();
-        let control = Control::Image {
-            step_id: msg.step_id,
-            done,
-        };
-        let live = self.owned.conversations.send(id, control);
+        let known = known(self, id);
+        let step_id = msg.step_id;
+        let image = ask_driver(self, id, |done| Control::Image { step_id, done });
         Box::pin(async move {
-            if !live {
-                return Ok(None);
-            }
-            Ok(tokio::time::timeout(REPORT_WAIT, rx)
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .flatten())
+            known?;
+            Ok(image.await)
         })
     }
 }
