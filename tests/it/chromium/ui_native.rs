@@ -1,7 +1,8 @@
 //! Rho's own agent in the Conversations panel (issue 18) in Chromium against the real service on the scripted model
 //! with the Python SDK test server configured: the backend choice, a call card with its server, status, duration
-//! and raw input and output one click away, the tokens spent; axe at 1600 and 390. What the panel showed is then
-//! read back from the service.
+//! and raw input and output one click away, the tokens spent; axe at 1600 and 390. With server-everything: a
+//! server's form and sampling question answered in the panel, the composer's palettes and an image on its card.
+//! What the panel showed is then read back from the service.
 
 use crate::support::browser;
 use crate::support::conversations::native_env;

@@ -18,6 +18,8 @@ export interface PaletteState {
 }
 
 const PROMPTS_FRESH_MS = 10000;
+/** One empty list, so an effect that depends on the prompts does not run again on every render. */
+const NO_PROMPTS: PromptCommand[] = [];
 /** Rows shown at once: typing more narrows the list (it never scrolls). */
 const SHOWN = 8;
 
@@ -30,7 +32,7 @@ export function usePalette(projectId: string, conversation: Conversation | null,
   const answers = useRef(new Map<string, string[]>());
   const inFlight = useRef(false);
   const wanted = useRef<string | null>(null);
-  const list = prompts && prompts.id === rho ? prompts.list : [];
+  const list = prompts && prompts.id === rho ? prompts.list : NO_PROMPTS;
   const ask = useMemo(() => (rho ? askAt(text, caret, list) : null), [rho, text, caret, list]);
   const askKey = ask ? `${ask.kind}:${ask.start}:${text.slice(ask.start, ask.end)}` : null;
 

@@ -35,6 +35,9 @@ export function QuestionCard({
   const [refusals, setRefusals] = useState(0);
   const requestId = permission.requestId;
 
+  // The details are read once per question: a re-render (the message streaming) never resets what the person typed.
+  const stale = useRef(onStale);
+  stale.current = onStale;
   useEffect(() => {
     let live = true;
     callConversation("conversation.question", { projectId, conversationId, requestId })
@@ -45,13 +48,13 @@ export function QuestionCard({
       })
       .catch((e) => {
         if (!live) return;
-        if (e instanceof ApiError && e.code === "conflict") onStale();
+        if (e instanceof ApiError && e.code === "conflict") stale.current();
         setProblem(`This question cannot be shown: ${message(e)}`);
       });
     return () => {
       live = false;
     };
-  }, [projectId, conversationId, requestId, onStale]);
+  }, [projectId, conversationId, requestId]);
   useEffect(() => {
     card.current?.focus();
   }, [requestId]);
