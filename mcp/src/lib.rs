@@ -11,7 +11,7 @@ pub mod model;
 pub use cli::{mcp_cli, report, run as run_cli, McpArgs, McpCommand};
 // The client's modules keep their crate-root paths (`rho_mcp::call::...`) for callers.
 pub use client::{
-    budget, call, completion, config, connect, elicit, env, eras, handler, http, inflight, mrtr,
-    naming, oauth, policy, prompts, refresh, registry, render, resources, runtime, sampling,
+    budget, call, completion, config, connect, elicit, env, eras, form, handler, http, inflight,
+    mrtr, naming, oauth, policy, prompts, refresh, registry, render, resources, runtime, sampling,
     schema, stdio,
 };

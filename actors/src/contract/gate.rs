@@ -67,6 +67,7 @@ mod tests {
                 "console.stop",
                 "context.list",
                 "context.read",
+                "conversation.answer",
                 "conversation.list",
                 "conversation.permission",
                 "conversation.read",

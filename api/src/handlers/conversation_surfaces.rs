@@ -1,6 +1,8 @@
 //! `conversation.mcp` (`/mcp`: the MCP servers as the conversation's session of Rho's own agent
 //! runs them, the configured entries when none runs, `not_loaded` for Claude Code and Codex) and
-//! `conversation.doctor` (`/doctor`: the provider asked now, the model, MCP health, R and Python).
+//! `conversation.doctor` (`/doctor`: the provider asked now, the model, MCP health, R and Python),
+//! and a server's open questions in Rho's own agent: `conversation.question` (a form's fields or
+//! a sampling request's details) and `conversation.answer` (the person's answer).
 
 use super::conversation_more::parse_id;
 use super::conversations::setup;
@@ -8,9 +10,14 @@ use super::data::project;
 use super::services::{mailbox, spec, Services};
 use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
-use rho_actors::agent::conversation::surfaces::ConversationServers;
+use rho_actors::agent::conversation::contract::PermissionReply;
+use rho_actors::agent::conversation::render;
+use rho_actors::agent::conversation::surfaces::{
+    AnswerQuestion, ConversationQuestion, ConversationServers,
+};
 use rho_actors::agent::conversation::surfaces_contract::{
-    server, DoctorReply, DoctorRow, McpReply, SurfaceRequest,
+    server, AnswerRequest, DoctorReply, DoctorRow, McpReply, QuestionReply, QuestionRequest,
+    SurfaceRequest,
 };
 use rho_actors::agent::conversation::Backend;
 use rho_mcp::report::{configured_reports, not_loaded_reports, ServerReport, Status};
@@ -150,5 +157,62 @@ pub(super) fn register(
             async move { doctor(&s, &ctx, req).await }
         },
     )?;
+    let s = services.clone();
+    table.register(
+        spec("conversation.question"),
+        move |ctx: Ctx, req: QuestionRequest| {
+            let s = s.clone();
+            async move {
+                let id = parse_id("conversationId", &req.conversation_id)?;
+                let p = project(&s, &ctx, &req.project_id).await?;
+                let question = p
+                    .send(ConversationQuestion {
+                        conversation_id: id,
+                        request_id: req.request_id,
+                    })
+                    .await
+                    .map_err(mailbox)??;
+                Ok::<QuestionReply, ApiError>(QuestionReply { question })
+            }
+        },
+    )?;
+    let s = services.clone();
+    table.register(
+        spec("conversation.answer"),
+        move |ctx: Ctx, req: AnswerRequest| {
+            let s = s.clone();
+            async move { answer(&s, &ctx, req).await }
+        },
+    )?;
     Ok(())
+}
+
+async fn answer(s: &Services, ctx: &Ctx, req: AnswerRequest) -> Result<PermissionReply, ApiError> {
+    let id = parse_id("conversationId", &req.conversation_id)?;
+    if !matches!(req.action.as_str(), "accept" | "decline" | "cancel") {
+        return Err(ApiError::new(
+            Code::Invalid,
+            format!("action: {:?} is not accept, decline or cancel", req.action),
+            json!({"field": "action"}),
+        ));
+    }
+    let p = project(s, ctx, &req.project_id).await?;
+    let state = p
+        .send(AnswerQuestion {
+            conversation_id: id,
+            request_id: req.request_id.clone(),
+            action: req.action,
+            content: req.content.unwrap_or(serde_json::Value::Null),
+            by: ctx.principal.to_string(),
+        })
+        .await
+        .map_err(mailbox)??;
+    let permission = state
+        .messages
+        .iter()
+        .map(render::message)
+        .flat_map(|m| m.permissions)
+        .find(|p| p.request_id == req.request_id)
+        .ok_or_else(|| ApiError::not_found("question"))?;
+    Ok(PermissionReply { permission })
 }

@@ -260,6 +260,9 @@ async fn send(s: &Services, ctx: &Ctx, req: SendRequest) -> Result<MessageReply,
     };
     let backend = info.backend;
     check(c, backend)?;
+    if backend == Backend::Rho {
+        super::conversation_palette::check_send(&p, id, &req.text).await?;
+    }
     let mcp = grant(s, pid, id).await?;
     let (state, message_id) = p
         .send(SendMessage {
@@ -414,5 +417,6 @@ pub(super) fn register(
         },
     )?;
     super::conversation_more::register(table, services)?;
-    super::conversation_surfaces::register(table, services)
+    super::conversation_surfaces::register(table, services)?;
+    super::conversation_palette::register(table, services)
 }

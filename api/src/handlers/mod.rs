@@ -10,6 +10,7 @@ mod console;
 mod context_list;
 mod contexts;
 mod conversation_more;
+mod conversation_palette;
 mod conversation_surfaces;
 mod conversations;
 mod data;

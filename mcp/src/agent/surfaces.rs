@@ -50,6 +50,12 @@ pub struct Doctor {
 }
 
 impl NativeSession {
+    /// The session's MCP runtime, shared: the panel's reads (prompts, suggestions, resources)
+    /// run on it beside a running turn. `None` without servers.
+    pub fn mcp_runtime(&self) -> Option<std::sync::Arc<crate::client::runtime::McpRuntime>> {
+        self.runtime.clone()
+    }
+
     /// Every server's prompts as `/mcp:<server>:<prompt>` commands.
     pub fn prompt_commands(&self) -> Vec<PromptCommand> {
         self.runtime

@@ -111,6 +111,7 @@ pub fn question_from_schema(server: &str, message: &str, schema: &Value) -> Opti
             kind,
             required: required.contains(&name.as_str()),
             default: p.get("default").cloned(),
+            schema: p.clone(),
         });
     }
     Some(Question {

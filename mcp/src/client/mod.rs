@@ -10,6 +10,7 @@ pub mod elicit;
 pub mod env;
 pub mod eras;
 pub mod errors;
+pub mod form;
 pub mod handler;
 pub(crate) mod handshake;
 pub mod http;

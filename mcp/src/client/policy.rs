@@ -24,6 +24,8 @@ pub struct Field {
     pub required: bool,
     /// The schema default, pre-filled.
     pub default: Option<serde_json::Value>,
+    /// The property's own schema (its constraints, for a form that checks an answer).
+    pub schema: serde_json::Value,
 }
 
 /// How a field is asked.

@@ -9,6 +9,8 @@ mod decide;
 mod edits;
 mod limits;
 mod native;
+mod native_palette;
+mod native_questions;
 mod native_tools;
 mod resume;
 mod service;

@@ -212,3 +212,47 @@ fn mcp_and_doctor_report_the_live_session() {
     );
     assert_eq!(e["error"]["code"], "not_found", "{e}");
 }
+
+#[test]
+fn mcp_for_a_claude_code_conversation_lists_the_configured_entries_as_not_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[mcp.servers.docs]\ntransport = \"stdio\"\ncommand = \"docs-mcp\"\n\n[mcp.servers.off]\ntransport = \"stdio\"\ncommand = \"true\"\nenabled = false\n",
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    let Some(c) = crate::support::conversations::conv_env_with(
+        "conv-mcp-not-loaded",
+        2,
+        None,
+        &["--config", &config],
+    ) else {
+        return;
+    };
+    let (conv, m) = c.converse("n1", "Say hello", json!({"backend": "claude"}));
+    assert_eq!(m["state"], "ended", "{m}");
+    let (status, v) = c
+        .env
+        .local("conversation.mcp", json!({"conversationId": conv}));
+    assert_eq!(status, 200, "{v}");
+    let r = &v["value"];
+    assert_eq!(r["live"], false, "{r}");
+    let servers = r["servers"].as_array().unwrap();
+    let by = |id: &str| {
+        servers
+            .iter()
+            .find(|s| s["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} is listed: {r}"))
+    };
+    let docs = by("docs");
+    assert_eq!(
+        docs["status"], "not_loaded",
+        "Claude Code starts no MCP server: {docs}"
+    );
+    assert_eq!(docs["transport"], "stdio", "{docs}");
+    assert!(docs["tools"].as_array().unwrap().is_empty(), "{docs}");
+    assert_eq!(by("off")["status"], "disabled", "{r}");
+}

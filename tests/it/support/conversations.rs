@@ -357,3 +357,40 @@ pub fn gone(pid: i32) -> bool {
             .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
     }
 }
+
+/// A conversation of Rho's own agent whose session runs the real `server-everything` as `ev`
+/// (`sampling = "ask"`), opened with a first message; and the tools `/mcp` lists for it.
+pub fn everything_env(test: &str) -> (ConvEnv, String, Vec<Value>) {
+    let bin = super::mcp::peers().join("node_modules/.bin/mcp-server-everything");
+    assert!(
+        bin.exists(),
+        "{} is missing: run bash mcp/tests/setup.sh",
+        bin.display()
+    );
+    let table = format!(
+        "[mcp.servers.ev]\ntransport = \"stdio\"\ncommand = {:?}\nsampling = \"ask\"\n",
+        bin.display().to_string()
+    );
+    let c = native_env(test, &table, &[]);
+    let (conv, m) = c.converse("q0", "Say hello", json!({}));
+    assert_eq!(m["stopReason"], "end_turn", "{m}");
+    let (status, v) = c
+        .env
+        .local("conversation.mcp", json!({"conversationId": conv}));
+    assert_eq!(status, 200, "{v}");
+    let tools = v["value"]["servers"][0]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("{v}"));
+    (c, conv, tools)
+}
+
+/// The name the model sees for server tool `name` (from `/mcp`'s tools).
+pub fn exported(tools: &[Value], name: &str) -> String {
+    tools
+        .iter()
+        .find(|t| t["name"] == name)
+        .and_then(|t| t["exported"].as_str())
+        .unwrap_or_else(|| panic!("{name} is offered: {tools:?}"))
+        .to_string()
+}

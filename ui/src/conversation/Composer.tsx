@@ -8,6 +8,7 @@ import type { Backend, Conversation, Message } from "./ops";
 import { message, missingOf, retrying, type Missing } from "./send";
 import { BACKEND_NAME, backendName } from "./words";
 import { Surfaces, type Report } from "./Surfaces";
+import { PaletteList, usePalette } from "./Palette";
 
 export interface ComposerProps {
   projectId: string;
@@ -22,6 +23,7 @@ export interface ComposerProps {
 
 export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function Composer({ projectId, conversation, running, fresh, onStarted, onSent, onNote }, box) {
   const [text, setText] = useState("");
+  const [caret, setCaret] = useState(0);
   const [backend, setBackend] = useState<Backend>("claude");
   // Claude Code opens in Auto unless the person chooses; "default" is its mode that asks before commands and edits.
   const [ask, setAsk] = useState(false);
@@ -33,6 +35,15 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
   const agent = conversation ? backendName(conversation.backend) : BACKEND_NAME[backend];
   const choosing = conversation?.state === "needs-choice";
   const blocked = running !== null || (choosing && !fresh);
+  const palette = usePalette(projectId, conversation, text, caret);
+  const pickRow = (i: number) => {
+    const next = palette.choose(i);
+    if (!next) return;
+    setText(next.text);
+    setCaret(next.caret);
+    const el = typeof box === "function" ? null : box?.current;
+    requestAnimationFrame(() => el?.setSelectionRange(next.caret, next.caret));
+  };
 
   /** `/mcp` and `/doctor` ask the service about this conversation; nothing is sent to the Agent. */
   const surface = async (which: "/mcp" | "/doctor") => {
@@ -99,6 +110,24 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
   };
 
   const keys = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (palette.open && !e.nativeEvent.isComposing) {
+      const by = e.key === "ArrowDown" ? 1 : e.key === "ArrowUp" ? -1 : 0;
+      if (by) {
+        e.preventDefault();
+        palette.move(by);
+        return;
+      }
+      if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") {
+        e.preventDefault();
+        pickRow(palette.active);
+        return;
+      }
+      if (e.key === "Escape") {
+        e.preventDefault();
+        palette.close();
+        return;
+      }
+    }
     if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing) return;
     e.preventDefault();
     void send();
@@ -111,7 +140,9 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
         ? `Your next message starts a fresh ${agent} session, given a summary of this conversation. Enter sends.`
         : "This conversation cannot continue its Agent session; choose above."
       : conversation
-        ? "Enter sends, Shift+Enter starts a new line; /mcp lists the MCP servers, /doctor checks the model, MCP, R and Python."
+        ? conversation.backend === "rho"
+          ? "Enter sends, Shift+Enter starts a new line; /mcp lists the MCP servers, /doctor checks the model, MCP, R and Python; /mcp: runs a server's prompt, @ attaches a server resource."
+          : "Enter sends, Shift+Enter starts a new line; /mcp lists the MCP servers, /doctor checks the model, MCP, R and Python."
         : "Enter sends, Shift+Enter starts a new line.";
   return (
     <div className="cv-composer">
@@ -134,7 +165,25 @@ export const Composer = forwardRef<HTMLTextAreaElement, ComposerProps>(function 
         </fieldset>
       )}
       <label htmlFor="cv-box">{conversation ? `Message to ${agent}` : `First message to ${agent}`}</label>
-      <textarea id="cv-box" ref={box} rows={2} value={text} aria-describedby="cv-box-help" onChange={(e) => setText(e.target.value)} onKeyDown={keys} />
+      <textarea
+        id="cv-box"
+        ref={box}
+        rows={2}
+        value={text}
+        aria-describedby="cv-box-help"
+        aria-controls={palette.open ? "cv-palette" : undefined}
+        aria-activedescendant={palette.open ? `cv-palette-${palette.active}` : undefined}
+        onChange={(e) => {
+          setText(e.target.value);
+          setCaret(e.target.selectionStart);
+        }}
+        onSelect={(e) => setCaret(e.currentTarget.selectionStart)}
+        onKeyDown={keys}
+      />
+      <PaletteList palette={palette} onPick={pickRow} />
+      <p className="sr-only" aria-live="polite">
+        {palette.open ? `${palette.rows.length} suggestion${palette.rows.length === 1 ? "" : "s"}: arrow keys to move, Enter or Tab to pick, Escape to close.` : ""}
+      </p>
       <p id="cv-box-help" className="muted small">
         {help}
       </p>

@@ -4,6 +4,7 @@ import type { Decision, Message, Permission } from "./ops";
 import { Decide, Decisions } from "./Decide";
 import { Parts } from "./Parts";
 import { PermissionCard } from "./PermissionCard";
+import { QuestionCard } from "./QuestionCard";
 import { backendName, messageState, permissionOutcome, when, who } from "./words";
 
 export interface MessageProps {
@@ -65,20 +66,24 @@ export function MessageView({ projectId, conversationId, backend, m, paired, onP
             {capital(r)}
           </p>
         ))}
-        <Parts parts={m.parts} />
+        <Parts parts={m.parts} at={backend === "rho" ? { projectId, conversationId } : undefined} />
         {m.parts.length === 0 && m.state === "running" && <p className="muted">Waiting for the first words…</p>}
         {settled.length > 0 && (
-          <ul className="cv-asked" aria-label="Permissions asked">
+          <ul className="cv-asked" aria-label="Permissions and questions asked">
             {settled.map((p) => (
               <li key={p.requestId}>
-                Asked: {p.title}: {permissionOutcome(p)}
+                Asked: {p.title.replace(/[:.]\s*$/, "")}: {permissionOutcome(p)}
               </li>
             ))}
           </ul>
         )}
-        {pending.map((p) => (
-          <PermissionCard key={p.requestId} projectId={projectId} conversationId={conversationId} permission={p} agent={agent} onChosen={onPermission} onStale={reread} returnFocus={focusBox} />
-        ))}
+        {pending.map((p) =>
+          p.kind === "form" || p.kind === "sampling" ? (
+            <QuestionCard key={p.requestId} projectId={projectId} conversationId={conversationId} permission={p} onChosen={onPermission} onStale={reread} returnFocus={focusBox} />
+          ) : (
+            <PermissionCard key={p.requestId} projectId={projectId} conversationId={conversationId} permission={p} agent={agent} onChosen={onPermission} onStale={reread} returnFocus={focusBox} />
+          ),
+        )}
       </div>
       <p className={`cv-end${m.state === "unknown" ? " cv-unknown" : ""}`} data-testid="cv-state">
         {m.state === "running" ? <span className="muted">{messageState(m)}</span> : <strong>{messageState(m)}</strong>}

@@ -1,5 +1,6 @@
-//! A message's parts as the Agent produced them: its text, its thinking (folded), and tool steps with their title, kind, input and expandable detail (for Rho's own agent: the server or operation, the duration, and the raw input and output).
+//! A message's parts as the Agent produced them: its text, its thinking (folded), and tool steps with their title, kind, input and expandable detail (for Rho's own agent: the server or operation, the duration, the raw input and output, and an image result shown on the card).
 
+import { CardImage, imageDescriptor } from "./CardImage";
 import type { Call, Part, Step } from "./ops";
 import { categoryLabel, duration, pretty, stepStatus } from "./words";
 
@@ -34,8 +35,16 @@ function CallDetail({ call }: { call: Call }) {
   );
 }
 
-function StepView({ step }: { step: Step }) {
+/** Where the parts are: the conversation a call card reads its image from. */
+export interface PartsAt {
+  projectId: string;
+  conversationId: string;
+}
+
+function StepView({ step, at }: { step: Step; at?: PartsAt }) {
   const call = step.call;
+  const descriptor = call && !call.isError ? imageDescriptor(call.rawOutput) : null;
+  const image = descriptor && at ? <CardImage projectId={at.projectId} conversationId={at.conversationId} stepId={step.stepId} descriptor={descriptor} /> : null;
   const hasDetail = step.exitCode !== null || step.lastLines !== null || step.purpose !== null || call !== undefined;
   const head = (
     <>
@@ -65,6 +74,7 @@ function StepView({ step }: { step: Step }) {
     );
   }
   return (
+    <>
     <details className="cv-step" data-testid="cv-step">
       <summary>{head}</summary>
       <dl className="cv-detail">
@@ -91,10 +101,12 @@ function StepView({ step }: { step: Step }) {
         {call && <CallDetail call={call} />}
       </dl>
     </details>
+    {image}
+    </>
   );
 }
 
-export function Parts({ parts }: { parts: Part[] }) {
+export function Parts({ parts, at }: { parts: Part[]; at?: PartsAt }) {
   return (
     <>
       {parts.map((p, i) => {
@@ -113,7 +125,7 @@ export function Parts({ parts }: { parts: Part[] }) {
             </details>
           );
         }
-        return <StepView key={p.step.stepId || i} step={p.step} />;
+        return <StepView key={p.step.stepId || i} step={p.step} at={at} />;
       })}
     </>
   );

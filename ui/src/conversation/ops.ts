@@ -85,6 +85,36 @@ export interface Permission {
   chosen: string | null;
   chosenBy: string | null;
   askedAt: string;
+  /** `permission` (the Agent's), or Rho's own agent's `form` or `sampling` question from an MCP server
+   *  (read with `conversation.question`, answered with `conversation.answer`). */
+  kind?: "permission" | "form" | "sampling";
+}
+
+/** One field of a server's form, as the service read it from the requested schema. */
+export interface FormField {
+  name: string;
+  title: string;
+  /** The description and constraints in words. */
+  help: string | null;
+  kind: "text" | "number" | "integer" | "boolean" | "choice" | "multi";
+  options: { value: string; label: string }[];
+  required: boolean;
+  default: unknown;
+  /** A number's bounds, a text's length, or how many choices. */
+  min: number | null;
+  max: number | null;
+}
+
+/** An open question of Rho's own agent: a server's form, or its request to use the person's model. */
+export interface Question {
+  requestId: string;
+  kind: "form" | "sampling";
+  server: string;
+  message: string | null;
+  fields: FormField[];
+  messages: number | null;
+  maxTokens: number | null;
+  model: string | null;
 }
 
 /** A file version a message kept: its digest and, when Files is selected, its version in the immutable store. */
@@ -169,6 +199,36 @@ export interface ConversationOps {
   "conversation.list": { req: P<object>; res: { conversations: Conversation[]; removed: { count: number; limit: string } | null } };
   "conversation.mcp": { req: P<{ conversationId: string }>; res: McpReport };
   "conversation.doctor": { req: P<{ conversationId: string }>; res: { rows: DoctorRow[] } };
+  "conversation.prompts": { req: P<{ conversationId: string }>; res: { live: boolean; prompts: PromptCommand[] } };
+  "conversation.resources": { req: P<{ conversationId: string; query?: string | null }>; res: { live: boolean; resources: ResourceRow[] } };
+  "conversation.complete": {
+    req: P<{ conversationId: string; server: string; prompt?: string | null; uriTemplate?: string | null; argument: string; value: string; others?: Record<string, string> | null }>;
+    res: { values: string[] };
+  };
+  "conversation.image": { req: P<{ conversationId: string; stepId: string }>; res: { mimeType: string; data: string } };
+  "conversation.question": { req: P<{ conversationId: string; requestId: string }>; res: { question: Question } };
+  "conversation.answer": {
+    req: P<{ conversationId: string; requestId: string; action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> | null }>;
+    res: { permission: Permission };
+  };
+}
+
+/** A server prompt as a slash command. */
+export interface PromptCommand {
+  command: string;
+  server: string;
+  prompt: string;
+  description: string | null;
+  arguments: { name: string; required: boolean }[];
+}
+
+/** A server resource (or template) for the `@` palette, with the token a message carries to attach it. */
+export interface ResourceRow {
+  server: string;
+  uri: string;
+  name: string;
+  template: boolean;
+  token: string;
 }
 
 /** One configured MCP server as `/mcp` shows it. */
@@ -211,6 +271,12 @@ export const CONVERSATION_REQUIRED: { [K in keyof ConversationOps]: string[] } =
   "conversation.list": ["projectId"],
   "conversation.mcp": ["projectId", "conversationId"],
   "conversation.doctor": ["projectId", "conversationId"],
+  "conversation.prompts": ["projectId", "conversationId"],
+  "conversation.resources": ["projectId", "conversationId"],
+  "conversation.complete": ["projectId", "conversationId", "server", "argument", "value"],
+  "conversation.image": ["projectId", "conversationId", "stepId"],
+  "conversation.question": ["projectId", "conversationId", "requestId"],
+  "conversation.answer": ["projectId", "conversationId", "requestId", "action"],
 };
 
 /** Calls one `conversation.*` operation. They are also in the app's `Ops` (tests/protocol.test.ts checks

@@ -1,7 +1,10 @@
 //! Wire contracts of `conversation.*` (docs/conversations.md): requests, the views of a
 //! conversation, message, step and permission, and the operations' declarations.
 
-use super::surfaces_contract::{DoctorReply, McpReply, SurfaceRequest};
+use super::surfaces_contract::{
+    AnswerRequest, CompleteReply, CompleteRequest, DoctorReply, ImageReply, ImageRequest, McpReply,
+    PaletteRequest, PromptsReply, QuestionReply, QuestionRequest, ResourcesReply, SurfaceRequest,
+};
 use crate::contract::{reply, schema, CallerKind, Effect, Needs, OperationSpec};
 use crate::owners::Owner;
 use schemars::JsonSchema;
@@ -208,6 +211,10 @@ pub struct PermissionView {
     pub chosen: Option<String>,
     pub chosen_by: Option<String>,
     pub asked_at: String,
+    /// `permission` (the Agent's), or Rho's own agent's `form` (a server's
+    /// `elicitation/create`) or `sampling` (a server asks to use the person's model): these two
+    /// are read with `conversation.question` and answered with `conversation.answer`.
+    pub kind: String,
 }
 
 /// Token usage as the Agent reported it.
@@ -424,4 +431,22 @@ pub const OPERATIONS: &[OperationSpec] = &[
     op("conversation.doctor", Effect::Read,
         "The browser only (`/doctor`): the model provider asked for its model list now, the model, the MCP servers' health, and the R and Python the service found.",
         schema::<SurfaceRequest>, reply::<DoctorReply>, &["invalid", "not_found"]),
+    op("conversation.question", Effect::Read,
+        "The browser only: the details of an open question of Rho's own agent: a server's form (its fields from the requested schema: types, choices, defaults, bounds, help) or a sampling request (the server, how many messages, the token ceiling, the model).",
+        schema::<QuestionRequest>, reply::<QuestionReply>, &["invalid", "not_found", "conflict"]),
+    op("conversation.answer", Effect::Write,
+        "The browser only: the person's answer to an open form or sampling question of Rho's own agent: accept (a form's content, checked against its schema first: types, required fields, choices, minimum and maximum; a wrong field is named and the form stays open), decline, or cancel (which also ends the turn).",
+        schema::<AnswerRequest>, reply::<PermissionReply>, &["invalid", "not_found", "conflict"]).retained(),
+    op("conversation.prompts", Effect::Read,
+        "The browser only: the prompts of the MCP servers the conversation's session of Rho's own agent runs, as /mcp:<server>:<prompt> commands with their arguments (live false and none when no session runs).",
+        schema::<PaletteRequest>, reply::<PromptsReply>, &["invalid", "not_found"]),
+    op("conversation.resources", Effect::Read,
+        "The browser only (the @ palette): the resources, then the resource templates, of the MCP servers the conversation's session of Rho's own agent runs, matched on their URI; each with the @mcp:<server>:<uri> token a message carries to attach it.",
+        schema::<PaletteRequest>, reply::<ResourcesReply>, &["invalid", "not_found"]),
+    op("conversation.complete", Effect::Read,
+        "The browser only: a server's suggestions (completion/complete) for the prompt argument or resource-template placeholder being typed; empty when the server offers none or does not answer in time.",
+        schema::<CompleteRequest>, reply::<CompleteReply>, &["invalid", "not_found"]),
+    op("conversation.image", Effect::Read,
+        "The browser only: the image a call card of Rho's own agent shows (the first image of the call's result that fit the 4 MiB budget), while the conversation's session holds it (8 MiB of images per session, the oldest let go first); not_found otherwise.",
+        schema::<ImageRequest>, reply::<ImageReply>, &["invalid", "not_found"]),
 ];

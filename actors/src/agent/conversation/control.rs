@@ -44,6 +44,29 @@ pub enum Control {
     Servers {
         done: oneshot::Sender<Option<Vec<rho_mcp::report::ServerReport>>>,
     },
+    /// The MCP runtime of Rho's own agent's session, shared (`None`: none runs): the panel's
+    /// prompts, suggestions and resources are read on it without holding up the driver.
+    Runtime {
+        done: oneshot::Sender<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>>,
+    },
+    /// The image a call card of Rho's own agent shows (`None`: not held).
+    Image {
+        step_id: String,
+        done: oneshot::Sender<Option<rho_mcp::render::ImageAsset>>,
+    },
+    /// The details of an open form or sampling question (`None`: not open).
+    Question {
+        request_id: String,
+        done: oneshot::Sender<Option<super::surfaces_contract::QuestionView>>,
+    },
+    /// The person's answer to a form or sampling question (`conversation.answer`).
+    Reply {
+        request_id: String,
+        action: String,
+        content: Value,
+        by: String,
+        done: oneshot::Sender<Result<(), ActorError>>,
+    },
 }
 
 /// A future the service answers.
@@ -121,14 +144,39 @@ impl Live {
         }
     }
 
-    pub(super) fn prompt(&mut self, text: &str) -> Result<(), String> {
+    /// Starts a turn; `history` is the summary a new session of Rho's own agent is given first
+    /// (the others are never given one here). Fails with the error code the message ends with.
+    pub(super) async fn prompt(
+        &mut self,
+        text: &str,
+        history: Option<String>,
+    ) -> Result<(), super::native_input::InputError> {
         match self {
             Live::Acp(s) => {
                 s.prompt(text);
                 Ok(())
             }
-            Live::Cli(s) => s.prompt(text).map_err(|e| e.to_string()),
-            Live::Native(s) => s.prompt(text),
+            Live::Cli(s) => s
+                .prompt(text)
+                .map_err(|e| ("agent_unavailable", e.to_string())),
+            Live::Native(s) => s.prompt(text, history).await,
+        }
+    }
+
+    /// A call card's image of Rho's own agent's session.
+    pub(super) fn image(&self, step: &str) -> Option<rho_mcp::render::ImageAsset> {
+        match self {
+            Live::Native(s) => s.image(step),
+            _ => None,
+        }
+    }
+
+    /// The MCP runtime of Rho's own agent's session (`None` for the others, or without
+    /// servers).
+    pub(super) fn runtime(&self) -> Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>> {
+        match self {
+            Live::Native(s) => s.runtime(),
+            _ => None,
         }
     }
 
@@ -143,9 +191,36 @@ impl Live {
     /// Answers a pending permission (the CLI never has one).
     pub(super) fn answer(&mut self, p: &PermissionRequest, option: &str) -> bool {
         match self {
+            Live::Cli(_) | Live::Native(_) => false,
             Live::Acp(s) => s.answer(p, option),
-            Live::Cli(_) => false,
-            Live::Native(s) => s.answer(p, option),
+        }
+    }
+
+    /// The details of an open form or sampling question of Rho's own agent.
+    pub(super) fn question(
+        &self,
+        request_id: &str,
+        p: &PermissionRequest,
+    ) -> Option<super::surfaces_contract::QuestionView> {
+        match self {
+            Live::Native(s) => s.question(request_id, p),
+            _ => None,
+        }
+    }
+
+    /// Answers a form or sampling question of Rho's own agent (whether the turn must stop).
+    pub(super) fn reply(
+        &mut self,
+        p: &PermissionRequest,
+        action: &str,
+        content: &Value,
+    ) -> Result<bool, ActorError> {
+        match self {
+            Live::Native(s) => s.reply(p, action, content),
+            _ => Err(ActorError::invalid(
+                "requestId",
+                "that request is the Agent's permission: answer it with conversation.permission",
+            )),
         }
     }
 

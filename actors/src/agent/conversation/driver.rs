@@ -33,24 +33,33 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
     while let Some(control) = rx.recv().await {
         let Control::Prompt {
             message_id,
-            mut text,
+            text,
             resume,
             history,
         } = control
         else {
-            if let Control::Servers { done } = control {
-                let _ = done.send(session.as_ref().and_then(Live::mcp_report));
-                continue;
+            match control {
+                Control::Servers { done } => {
+                    let _ = done.send(session.as_ref().and_then(Live::mcp_report));
+                }
+                Control::Runtime { done } => {
+                    let _ = done.send(session.as_ref().and_then(Live::runtime));
+                }
+                Control::Image { step_id, done } => {
+                    let _ = done.send(session.as_ref().and_then(|s| s.image(&step_id)));
+                }
+                other => refuse_idle(other),
             }
-            refuse_idle(control);
             continue;
         };
+        // The summary a newly opened session of Rho's own agent is given before the text.
+        let mut given = None;
         if session.is_none() {
             setup.resume = resume;
             match open(&setup, &message_id).await {
                 Ok((s, facts)) => {
-                    if let (Live::Native(_), Some(h)) = (&s, history) {
-                        text = format!("{h}\n\n{text}");
+                    if let Live::Native(_) = &s {
+                        given = history;
                     }
                     setup.resume = Some(s.session_id().to_string());
                     session = Some(s);
@@ -70,8 +79,8 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
         let cwd = setup.cwd.clone();
         let max = setup.keep.compared_files;
         let before = tokio::task::spawn_blocking(move || super::kept::scan(&cwd, max));
-        if let Err(e) = s.prompt(&text) {
-            let facts = vec![ended(&message_id, "agent_unavailable", e)];
+        if let Err((code, e)) = s.prompt(&text, given).await {
+            let facts = vec![ended(&message_id, code, e)];
             if !port.learn(facts).await {
                 break;
             }
@@ -186,6 +195,20 @@ fn refuse_idle(control: Control) {
         Control::Stop { done } => drop(done),
         Control::Servers { done } => {
             let _ = done.send(None);
+        }
+        Control::Question { done, .. } => {
+            let _ = done.send(None);
+        }
+        Control::Runtime { done } => {
+            let _ = done.send(None);
+        }
+        Control::Image { done, .. } => {
+            let _ = done.send(None);
+        }
+        Control::Reply { done, .. } => {
+            let _ = done.send(Err(ActorError::conflict(
+                "that question is no longer pending",
+            )));
         }
         Control::Prompt { .. } => {}
     }

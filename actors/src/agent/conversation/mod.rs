@@ -4,6 +4,7 @@
 //! `conversation.*`.
 
 pub mod acp;
+mod answers;
 pub mod cli;
 pub mod contract;
 mod control;
@@ -18,7 +19,9 @@ pub mod launch;
 pub mod ledger;
 pub mod live;
 pub mod native;
+pub mod native_input;
 pub mod port;
+pub mod questions;
 pub mod record;
 pub mod render;
 pub mod session;

@@ -5,14 +5,17 @@
 //! and each tool call's card.
 
 use super::ledger::{bounded, CallRecord, SpendRecord};
+use super::questions::{Questions, Reply};
 use super::record::{MessageRecord, RecordLimits, Usage};
 use super::session::{PermissionRequest, TurnEvent};
+use super::surfaces_contract::QuestionView;
+use crate::error::ActorError;
 use rho_mcp::agent::{
     AgentEvent, GrantTools, NativeSession, NativeSetup, ProjectTools, StepStart, ToolSource,
     DEFAULT_MAX_STEPS,
 };
 use rho_mcp::config::McpConfig;
-use rho_mcp::model::{ModelClient, Part};
+use rho_mcp::model::ModelClient;
 use rho_mcp::runtime::StartOptions;
 use serde_json::json;
 use std::collections::{HashMap, VecDeque};
@@ -23,6 +26,8 @@ use std::sync::Arc;
 const CARD_BYTES: usize = 16 * 1024;
 /// Bytes of a project tool's result the model reads.
 const PROJECT_OUTPUT_BYTES: usize = 64 * 1024;
+/// Encoded bytes of call-card images a session holds for the panel (the oldest go first).
+const IMAGE_BYTES_KEPT: usize = 8 * 1024 * 1024;
 
 /// Where Rho's own agent is configured: the selected config file (`--config`, else
 /// `<home>/config.toml`) with its `[model]` and `[mcp]` tables, and Rho's home (`RHO_HOME`,
@@ -98,6 +103,11 @@ pub struct NativeLive {
     usage: (u64, u64),
     /// The MCP server groups as journaled (killed if the session is dropped unclosed).
     groups: Vec<i32>,
+    /// The forms and sampling questions open in the running turn.
+    questions: Questions,
+    /// The image each call card shows, by step (never sent to the model; held while the
+    /// session runs, at most [`IMAGE_BYTES_KEPT`] encoded bytes).
+    images: VecDeque<(String, rho_mcp::render::ImageAsset)>,
 }
 
 impl NativeLive {
@@ -121,7 +131,9 @@ impl NativeLive {
             mcp,
             start: config.start_options(cwd),
             project,
-            can_ask: false,
+            // A conversation's messages come from the browser (local or a paired tab) and its
+            // panel answers forms and sampling questions (decision 0808).
+            can_ask: true,
             max_steps: DEFAULT_MAX_STEPS,
             system: None,
         })
@@ -136,6 +148,8 @@ impl NativeLive {
             turn: None,
             usage: (0, 0),
             groups: Vec::new(),
+            questions: Questions::default(),
+            images: VecDeque::new(),
         })
     }
 
@@ -160,18 +174,35 @@ impl NativeLive {
         self.session.as_ref().map(NativeSession::mcp_report)
     }
 
-    /// Starts a turn with the person's text.
-    pub fn prompt(&mut self, text: &str) -> Result<(), String> {
+    /// The session's MCP runtime, for the panel's reads beside a turn (`None`: no servers).
+    pub fn runtime(&self) -> Option<Arc<rho_mcp::runtime::McpRuntime>> {
+        self.session.as_ref().and_then(NativeSession::mcp_runtime)
+    }
+
+    /// Starts a turn with the person's text (a slash prompt fetched, resources attached; the
+    /// history summary first when the session is new). Nothing reaches the model when that
+    /// fails: the error code and why.
+    pub async fn prompt(
+        &mut self,
+        text: &str,
+        history: Option<String>,
+    ) -> Result<(), super::native_input::InputError> {
         self.message = MessageRecord::default();
         self.queue.clear();
         self.started.clear();
         self.usage = (0, 0);
-        let Some(s) = self.session.as_mut() else {
-            return Err("Rho's own agent session has ended".into());
+        let ended = || {
+            (
+                "agent_unavailable",
+                "Rho's own agent session has ended".to_string(),
+            )
         };
+        let s = self.session.as_ref().ok_or_else(ended)?;
+        let parts = super::native_input::resolve(s, text, history).await?;
+        let s = self.session.as_mut().ok_or_else(ended)?;
         let n = s
-            .prompt(vec![Part::Text(text.to_string())])
-            .map_err(|e| e.to_string())?;
+            .prompt(parts)
+            .map_err(|e| ("agent_unavailable", e.to_string()))?;
         self.turn = Some(n);
         Ok(())
     }
@@ -224,6 +255,9 @@ impl NativeLive {
                 };
                 let update = json!({"sessionUpdate": "tool_call_update", "toolCallId": step.id, "status": status});
                 let changed = self.message.fold(&update, now, &self.limits);
+                if let Some(image) = step.image.clone() {
+                    self.keep_image(step.id.clone(), image);
+                }
                 let start = self.started.remove(&step.id);
                 let (server, operation) = match start.as_ref().map(|s| &s.source) {
                     Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
@@ -253,14 +287,20 @@ impl NativeLive {
                     Some(note)
                 }
             }
-            AgentEvent::Form { ask, .. } => {
-                // Forms are declared only when a person can answer (not yet): dismiss.
+            AgentEvent::Form { message, ask } => {
+                if message.is_some() && message == self.turn {
+                    return Some(TurnEvent::Permission(self.questions.form(ask)));
+                }
+                // No turn of this conversation runs: nobody is shown it, so it is declined.
                 if let Some(s) = self.session.as_ref() {
-                    let _ = s.answer_form(ask.id, rho_mcp::policy::Answer::Dismissed);
+                    let _ = s.answer_form(ask.id, rho_mcp::policy::Answer::Declined);
                 }
                 None
             }
-            AgentEvent::Sampling { ask, .. } => {
+            AgentEvent::Sampling { message, ask } => {
+                if message.is_some() && message == self.turn {
+                    return Some(TurnEvent::Permission(self.questions.sampling(ask)));
+                }
                 if let Some(s) = self.session.as_ref() {
                     let _ = s.answer_sampling(ask.id, false);
                 }
@@ -288,6 +328,7 @@ impl NativeLive {
                     return None;
                 }
                 self.turn = None;
+                self.questions.clear();
                 let (i, o) = self.usage;
                 self.message.usage = Some(Usage {
                     input_tokens: Some(i),
@@ -308,10 +349,53 @@ impl NativeLive {
         }
     }
 
-    /// Answers a question the session asked (none yet: forms and sampling are answered when
-    /// they arrive).
-    pub fn answer(&mut self, _p: &PermissionRequest, _option: &str) -> bool {
-        false
+    /// Holds a call card's image, letting the oldest go past [`IMAGE_BYTES_KEPT`].
+    fn keep_image(&mut self, step: String, image: rho_mcp::render::ImageAsset) {
+        if image.data.len() > IMAGE_BYTES_KEPT {
+            return;
+        }
+        self.images.push_back((step, image));
+        let mut held: usize = self.images.iter().map(|(_, i)| i.data.len()).sum();
+        while held > IMAGE_BYTES_KEPT {
+            match self.images.pop_front() {
+                Some((_, gone)) => held -= gone.data.len(),
+                None => break,
+            }
+        }
+    }
+
+    /// The image a call card shows (`None`: none, or no longer held).
+    pub fn image(&self, step: &str) -> Option<rho_mcp::render::ImageAsset> {
+        self.images
+            .iter()
+            .find(|(id, _)| id == step)
+            .map(|(_, i)| i.clone())
+    }
+
+    /// The details of an open form or sampling question (`None`: not open).
+    pub fn question(&self, request_id: &str, p: &PermissionRequest) -> Option<QuestionView> {
+        self.questions.view(request_id, p)
+    }
+
+    /// The person's answer to a form or sampling question; answers whether it also ends the
+    /// turn (a cancelled sampling question: the driver stops the turn; a dismissed form ends
+    /// it in the session itself).
+    pub fn reply(
+        &mut self,
+        p: &PermissionRequest,
+        action: &str,
+        content: &serde_json::Value,
+    ) -> Result<bool, ActorError> {
+        let gone = || ActorError::conflict("that question is no longer open");
+        let s = self.session.as_ref().ok_or_else(gone)?;
+        let (delivered, stop) = match self.questions.reply(p, action, content)? {
+            Reply::Form(id, answer) => (s.answer_form(id, answer).is_ok(), false),
+            Reply::Sampling(id, allow, stop) => (s.answer_sampling(id, allow).is_ok(), stop),
+        };
+        if !delivered {
+            return Err(gone());
+        }
+        Ok(stop)
     }
 
     /// Cancels the running turn: the model request is dropped, an MCP call cancelled.

@@ -161,6 +161,7 @@ fn permission(p: &Permission) -> PermissionView {
         chosen: p.outcome.clone().flatten(),
         chosen_by: p.chosen_by.clone(),
         asked_at: rfc3339_ms(p.asked_ms),
+        kind: super::questions::kind_of(&p.request_id).into(),
     }
 }
 

@@ -1,10 +1,13 @@
-//! What the panel reads of a conversation's live session besides its record: `/mcp`, the MCP
-//! servers as Rho's own agent's session runs them (asked of its driver, bounded).
+//! What the panel reads of a conversation's live session besides its record, and what it
+//! answers there: `/mcp` (the MCP servers as Rho's own agent's session runs them), an open
+//! form's or sampling question's details, and the person's answer to it (asked of its
+//! driver, bounded).
 
 use super::control::Control;
-use super::entity::ConversationEntity;
+use super::entity::{ConversationEntity, MessageState};
 use super::handlers::read;
 use super::launch::Backend;
+use super::surfaces_contract::QuestionView;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
 use actix::prelude::*;
@@ -14,6 +17,37 @@ use uuid::Uuid;
 
 /// How long `/mcp` waits for a driver that is busy starting its session.
 const REPORT_WAIT: Duration = Duration::from_secs(5);
+
+/// Asks the conversation's driver with the control `ask` makes and waits (bounded) for its
+/// answer; `None` when no driver runs, it answers nothing, or not in time.
+fn ask_driver<T: Send + 'static>(
+    act: &ProjectActor,
+    id: Uuid,
+    ask: impl FnOnce(tokio::sync::oneshot::Sender<Option<T>>) -> Control,
+) -> impl std::future::Future<Output = Option<T>> + Send + 'static {
+    let (done, rx) = tokio::sync::oneshot::channel();
+    let live = act.owned.conversations.send(id, ask(done));
+    async move {
+        if !live {
+            return None;
+        }
+        tokio::time::timeout(REPORT_WAIT, rx)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten()
+    }
+}
+
+/// `not_found` unless the project holds conversation `id`.
+fn known(act: &mut ProjectActor, id: Uuid) -> Result<(), ActorError> {
+    match act.children().get::<ConversationEntity>(id) {
+        Some(_) => Ok(()),
+        None => Err(ActorError::NotFound {
+            what: "conversation".into(),
+        }),
+    }
+}
 
 /// `conversation.mcp`: the conversation's backend, and its live session's servers (`None`
 /// when no session of Rho's own agent runs).
@@ -33,23 +67,172 @@ impl Handler<ConversationServers> for ProjectActor {
                 what: "conversation".into(),
             })));
         };
-        let (done, rx) = tokio::sync::oneshot::channel();
-        let live = self.owned.conversations.send(id, Control::Servers { done });
+        let reports = ask_driver(self, id, |done| Control::Servers { done });
         Box::pin(
             async move {
                 let state = read(child).await?;
                 let backend = state.info.as_ref().map_or(Backend::Rho, |i| i.backend);
-                let reports = match live {
-                    true => tokio::time::timeout(REPORT_WAIT, rx)
-                        .await
-                        .ok()
-                        .and_then(Result::ok)
-                        .flatten(),
-                    false => None,
-                };
-                Ok((backend, reports))
+                Ok((backend, reports.await))
             }
             .into_actor(self),
         )
+    }
+}
+
+/// `conversation.question`: the details of an open form or sampling question.
+#[derive(Message)]
+#[rtype(result = "Result<QuestionView, ActorError>")]
+pub struct ConversationQuestion {
+    pub conversation_id: Uuid,
+    pub request_id: String,
+}
+
+/// `conversation.answer`: the person's answer to a form or sampling question; the
+/// conversation as it is once the answer is journaled.
+#[derive(Message)]
+#[rtype(result = "Result<ConversationEntity, ActorError>")]
+pub struct AnswerQuestion {
+    pub conversation_id: Uuid,
+    pub request_id: String,
+    pub action: String,
+    pub content: serde_json::Value,
+    pub by: String,
+}
+
+fn gone() -> ActorError {
+    ActorError::conflict("that question is no longer open")
+}
+
+/// The question `request_id` is asked on a running message and not answered yet.
+fn pending(state: &ConversationEntity, request_id: &str) -> Result<(), ActorError> {
+    let asked = state
+        .messages
+        .iter()
+        .flat_map(|m| m.permissions.iter().map(move |p| (m, p)))
+        .find(|(_, p)| p.request_id == request_id);
+    let Some((m, p)) = asked else {
+        return Err(ActorError::NotFound {
+            what: "question".into(),
+        });
+    };
+    if super::questions::kind_of(request_id) == "permission" {
+        return Err(ActorError::invalid(
+            "requestId",
+            "that request is the Agent's permission: answer it with conversation.permission",
+        ));
+    }
+    if m.state != MessageState::Running || p.outcome.is_some() {
+        return Err(gone());
+    }
+    Ok(())
+}
+
+impl Handler<ConversationQuestion> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<QuestionView, ActorError>>;
+
+    fn handle(&mut self, msg: ConversationQuestion, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        let Some(child) = self.children().get::<ConversationEntity>(id) else {
+            return Box::pin(fut::ready(Err(ActorError::NotFound {
+                what: "conversation".into(),
+            })));
+        };
+        let checked = async move {
+            pending(&read(child).await?, &msg.request_id)?;
+            Ok::<String, ActorError>(msg.request_id)
+        };
+        Box::pin(checked.into_actor(self).then(move |res, act, _| {
+            let asked = res.map(|request_id| {
+                ask_driver(act, id, |done| Control::Question { request_id, done })
+            });
+            async move { asked?.await.ok_or_else(gone) }.into_actor(act)
+        }))
+    }
+}
+
+impl Handler<AnswerQuestion> for ProjectActor {
+    type Result = ResponseActFuture<Self, Result<ConversationEntity, ActorError>>;
+
+    fn handle(&mut self, msg: AnswerQuestion, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        let Some(child) = self.children().get::<ConversationEntity>(id) else {
+            return Box::pin(fut::ready(Err(ActorError::NotFound {
+                what: "conversation".into(),
+            })));
+        };
+        let reader = child.clone();
+        let checked = async move {
+            pending(&read(child).await?, &msg.request_id)?;
+            Ok(msg)
+        };
+        Box::pin(checked.into_actor(self).then(move |res, act, _| {
+            let answered = res.and_then(|msg| {
+                let (done, rx) = tokio::sync::oneshot::channel();
+                let control = Control::Reply {
+                    request_id: msg.request_id,
+                    action: msg.action,
+                    content: msg.content,
+                    by: msg.by,
+                    done,
+                };
+                act.owned
+                    .conversations
+                    .send(id, control)
+                    .then_some(rx)
+                    .ok_or_else(gone)
+            });
+            async move {
+                answered?.await.map_err(|_| gone())??;
+                read(reader).await
+            }
+            .into_actor(act)
+        }))
+    }
+}
+
+/// The MCP runtime of the conversation's live session of Rho's own agent (`None`: none runs),
+/// for the panel's prompts, suggestions and resources.
+#[derive(Message)]
+#[rtype(result = "Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>")]
+pub struct ConversationRuntime {
+    pub conversation_id: Uuid,
+}
+
+impl Handler<ConversationRuntime> for ProjectActor {
+    type Result =
+        ResponseFuture<Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>>;
+
+    fn handle(&mut self, msg: ConversationRuntime, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        let known = known(self, id);
+        let runtime = ask_driver(self, id, |done| Control::Runtime { done });
+        Box::pin(async move {
+            known?;
+            Ok(runtime.await)
+        })
+    }
+}
+
+/// `conversation.image`: the image a call card of Rho's own agent shows, while its session
+/// holds it.
+#[derive(Message)]
+#[rtype(result = "Result<Option<rho_mcp::render::ImageAsset>, ActorError>")]
+pub struct ConversationImage {
+    pub conversation_id: Uuid,
+    pub step_id: String,
+}
+
+impl Handler<ConversationImage> for ProjectActor {
+    type Result = ResponseFuture<Result<Option<rho_mcp::render::ImageAsset>, ActorError>>;
+
+    fn handle(&mut self, msg: ConversationImage, _: &mut Context<Self>) -> Self::Result {
+        let id = msg.conversation_id;
+        let known = known(self, id);
+        let step_id = msg.step_id;
+        let image = ask_driver(self, id, |done| Control::Image { step_id, done });
+        Box::pin(async move {
+            known?;
+            Ok(image.await)
+        })
     }
 }

@@ -3,13 +3,13 @@
 //! step and wall-time caps, the buffers reloaded after a step, and at its end the files it
 //! kept, what limits cut and how it ended.
 
+use super::answers::{asked, control};
 use super::control::{needs_choice, Control, Live, Port, Setup};
-use super::entity::{ConversationEvent, Cut, Permission};
+use super::entity::{ConversationEvent, Cut};
 use super::kept::{self, Scan};
 use super::native::Note;
 use super::record::ToolStep;
 use super::session::{PermissionRequest, TurnEvent};
-use crate::error::ActorError;
 use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -26,20 +26,20 @@ pub(super) const MAX_AGENT_TURNS: &str = "conversations.maxAgentTurns";
 pub(super) const TURN_WALL_MS: &str = "conversations.turnWallMs";
 
 /// The state of one running turn.
-struct Turn {
-    message_id: String,
-    sent_text: usize,
-    due: Option<Instant>,
+pub(super) struct Turn {
+    pub(super) message_id: String,
+    pub(super) sent_text: usize,
+    pub(super) due: Option<Instant>,
     /// When text was last journaled (the next waits until 50 ms after it).
-    last_text: Option<Instant>,
-    sent_steps: HashMap<String, ToolStep>,
-    pending: HashMap<String, PermissionRequest>,
-    asked: u64,
-    waiters: Vec<oneshot::Sender<()>>,
+    pub(super) last_text: Option<Instant>,
+    pub(super) sent_steps: HashMap<String, ToolStep>,
+    pub(super) pending: HashMap<String, PermissionRequest>,
+    pub(super) asked: u64,
+    pub(super) waiters: Vec<oneshot::Sender<()>>,
     /// The cap that stopped the turn: its key, and the stop reason the message ends with.
-    limit: Option<(&'static str, String)>,
+    pub(super) limit: Option<(&'static str, String)>,
     /// A step that may have written a file ended: reload the open buffers.
-    reload: bool,
+    pub(super) reload: bool,
 }
 
 enum Wake {
@@ -264,7 +264,7 @@ fn stop_at_limit(
 }
 
 /// ACP cancel (or the CLI's process ended) with every pending permission answered cancelled.
-fn cancel(s: &mut Live, t: &mut Turn, facts: &mut Vec<ConversationEvent>) {
+pub(super) fn cancel(s: &mut Live, t: &mut Turn, facts: &mut Vec<ConversationEvent>) {
     facts.push(ConversationEvent::StopRequested {
         message_id: t.message_id.clone(),
     });
@@ -276,78 +276,6 @@ fn cancel(s: &mut Live, t: &mut Turn, facts: &mut Vec<ConversationEvent>) {
             option_id: None,
             by: "stop".into(),
         });
-    }
-}
-
-fn asked(t: &mut Turn, p: PermissionRequest, facts: &mut Vec<ConversationEvent>) {
-    t.asked += 1;
-    let request_id = format!("{}-{}", t.message_id, t.asked);
-    facts.push(ConversationEvent::Asked {
-        message_id: t.message_id.clone(),
-        permission: Permission {
-            request_id: request_id.clone(),
-            step_id: p.tool_call_id.clone(),
-            title: p.title.clone().unwrap_or_default(),
-            options: p
-                .options
-                .iter()
-                .map(|(id, kind, name)| (id.clone(), name.clone(), kind.clone()))
-                .collect(),
-            outcome: None,
-            chosen_by: None,
-            asked_ms: rho_plumbing::time::now_ms(),
-        },
-    });
-    t.pending.insert(request_id, p);
-}
-
-/// A permission answer to confirm once its fact is journaled.
-type Answered = Option<(
-    oneshot::Sender<Result<(), ActorError>>,
-    Result<(), ActorError>,
-)>;
-
-fn control(s: &mut Live, t: &mut Turn, c: Control, facts: &mut Vec<ConversationEvent>) -> Answered {
-    match c {
-        Control::Prompt { .. } => None,
-        Control::Answer {
-            request_id,
-            option_id,
-            by,
-            done,
-        } => {
-            let answer = match t.pending.get(&request_id) {
-                None => Err(ActorError::conflict(
-                    "that permission request is no longer pending",
-                )),
-                Some(p) if s.answer(p, &option_id) => {
-                    t.pending.remove(&request_id);
-                    facts.push(ConversationEvent::Answered {
-                        message_id: t.message_id.clone(),
-                        request_id,
-                        option_id: Some(option_id),
-                        by,
-                    });
-                    Ok(())
-                }
-                Some(_) => Err(ActorError::invalid(
-                    "optionId",
-                    "the Agent did not offer that option",
-                )),
-            };
-            Some((done, answer))
-        }
-        Control::Servers { done } => {
-            let _ = done.send(s.mcp_report());
-            None
-        }
-        Control::Stop { done } => {
-            if t.waiters.is_empty() && t.limit.is_none() {
-                cancel(s, t, facts);
-            }
-            t.waiters.push(done);
-            None
-        }
     }
 }
 
