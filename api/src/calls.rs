@@ -94,20 +94,10 @@ async fn serve(
         };
         match msg {
             Some(Ok(AggregatedMessage::Text(text))) => {
-                let Some((id, call)) = accept(&text, &state, &in_flight) else {
-                    let reply = refusal(None, &refuse_shape(&text));
-                    if session.text(reply).await.is_err() {
-                        break;
-                    }
-                    continue;
-                };
-                match call {
-                    Err(e) => {
-                        if session.text(refusal(Some(id), &e)).await.is_err() {
-                            break;
-                        }
-                    }
-                    Ok((op, body, contract)) => {
+                let refused = match accept(&text, &state, &in_flight) {
+                    Err(shape) => Some(refusal(None, &shape)),
+                    Ok((id, Err(e))) => Some(refusal(Some(id), &e)),
+                    Ok((id, Ok((op, body, contract)))) => {
                         let (req, state, ops) = (req.clone(), state.clone(), ops.clone());
                         let (mut session, in_flight) = (session.clone(), in_flight.clone());
                         in_flight.set(in_flight.get() + 1);
@@ -116,6 +106,12 @@ async fn serve(
                             in_flight.set(in_flight.get().saturating_sub(1));
                             let _ = session.text(reply).await;
                         });
+                        None
+                    }
+                };
+                if let Some(reply) = refused {
+                    if session.text(reply).await.is_err() {
+                        break;
                     }
                 }
             }
@@ -139,34 +135,28 @@ async fn serve(
 
 type Call = (String, web::Bytes, Option<String>);
 
-/// The message's id and call, or why it is refused; `None` when it has no usable id.
+/// The message's id and its call (or why the call is refused); `Err` when the message is not a
+/// call at all, so it has no id to answer under.
 fn accept(
     text: &str,
     state: &AppState,
     in_flight: &Cell<usize>,
-) -> Option<(u64, Result<Call, ApiError>)> {
-    let msg: Message<'_> = serde_json::from_str(text).ok()?;
-    if state.is_shutting_down() {
-        let e = ApiError::unavailable(&[], "the service is stopping");
-        return Some((msg.id, Err(e)));
-    }
-    if in_flight.get() >= MAX_IN_FLIGHT {
-        let e = ApiError::limit("callsInFlight", MAX_IN_FLIGHT as u64);
-        return Some((msg.id, Err(e)));
-    }
-    let body = web::Bytes::copy_from_slice(msg.body.get().as_bytes());
-    Some((msg.id, Ok((msg.op, body, msg.contract))))
-}
-
-/// Why a message without a usable id is refused (its id, op and body are required).
-fn refuse_shape(text: &str) -> ApiError {
-    match serde_json::from_str::<Message<'_>>(text) {
-        Ok(_) => ApiError::internal("a well-formed call message was refused as malformed"),
-        Err(e) => ApiError::invalid(
+) -> Result<(u64, Result<Call, ApiError>), ApiError> {
+    let msg: Message<'_> = serde_json::from_str(text).map_err(|e| {
+        ApiError::invalid(
             None,
             format!("a call message is {{\"id\": number, \"op\": name, \"body\": object, \"contract\"?: text}}: {e}"),
-        ),
-    }
+        )
+    })?;
+    let call = if state.is_shutting_down() {
+        Err(ApiError::unavailable(&[], "the service is stopping"))
+    } else if in_flight.get() >= MAX_IN_FLIGHT {
+        Err(ApiError::limit("callsInFlight", MAX_IN_FLIGHT as u64))
+    } else {
+        let body = web::Bytes::copy_from_slice(msg.body.get().as_bytes());
+        Ok((msg.op, body, msg.contract))
+    };
+    Ok((msg.id, call))
 }
 
 /// Runs one call exactly as the POST route does and frames its answer.

@@ -1,7 +1,7 @@
 //! The typed client of the public contract: `POST /api/v2/{op}` with relative URLs and no credential.
 
 import { ApiError, LostReply } from "./errors";
-import { CallSocket, fromEnvelope, type Wire } from "./socket";
+import { CallSocket, fromEnvelope, type Envelope, type Wire } from "./socket";
 import type { OpName, Ops, Whoami } from "./types";
 
 /** The calls that go over the calls socket when it is open: a keystroke's edit and what the
@@ -19,12 +19,6 @@ export function callSocket(): CallSocket | null {
     sock = new CallSocket(() => new WebSocket(url.href) as unknown as Wire);
   }
   return sock;
-}
-
-interface Envelope<T> {
-  ok: boolean;
-  value?: T;
-  error?: { code: string; message: string; details?: Record<string, unknown> };
 }
 
 async function parse<T>(res: Response): Promise<T> {

@@ -28,14 +28,21 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** The `/api/v2` envelope: a value, or an error. */
+export interface Envelope<T> {
+  ok: boolean;
+  value?: T;
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}
+
 interface Answer {
   id: number | null;
   status: number;
-  envelope: { ok: boolean; value?: unknown; error?: { code: string; message: string; details?: Record<string, unknown> } };
+  envelope: Envelope<unknown>;
 }
 
 /** The value of an envelope, or its refusal as an [`ApiError`]. */
-export function fromEnvelope<T>(body: Answer["envelope"], status: number): T {
+export function fromEnvelope<T>(body: Envelope<unknown>, status: number): T {
   if (body.ok && body.value !== undefined) return body.value as T;
   const e = body.error ?? { code: "internal", message: "an envelope without a value or an error" };
   throw new ApiError(e.code, e.message, status, e.details ?? {});
