@@ -31,13 +31,41 @@ fn env(s: &Slurm) -> Env {
     e
 }
 
-fn submit(e: &Env, op: &str, code: &str, extra: Value) -> Value {
+pub(super) fn submit(e: &Env, op: &str, code: &str, extra: Value) -> Value {
     let script = e.script(&format!("{op}.R"), code);
     let mut input = json!({"script": script, "place": "hpc"});
     for (k, v) in extra.as_object().unwrap() {
         input[k] = v.clone();
     }
     e.ok("action.submit", e.submit_body(op, input))
+}
+
+/// On the place `hpc`: a requirement the cluster lacks refuses the run naming it, one it has
+/// lets the run be sent (`q1`, `q2`).
+pub(super) fn requirements_are_checked_on_the_cluster(e: &Env) {
+    let script = e.script("q1.R", "1");
+    let (_, err) = e.err(
+        "action.submit",
+        e.submit_body(
+            "q1",
+            json!({"script": script, "place": "hpc", "requirements": [{"package": "surely.not.installed.pkg", "source": "cran"}]}),
+        ),
+    );
+    assert_eq!(err["code"], "unavailable", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("surely.not.installed.pkg"),
+        "{err}"
+    );
+    let ok = submit(
+        e,
+        "q2",
+        "cat(jsonlite::toJSON(1))",
+        json!({"requirements": [{"package": "jsonlite", "source": "cran"}]}),
+    );
+    assert_eq!(ok["delivery"], "sent", "{ok}");
 }
 
 pub(super) fn jobs_named(s: &Slurm, name: &str) -> usize {
@@ -301,29 +329,7 @@ fn a_lost_sbatch_answer_makes_the_run_unknown_and_it_is_never_submitted_again() 
 fn requirements_are_checked_on_the_cluster_and_a_session_runs_in_an_allocation() {
     let s = Slurm::start();
     let e = env(&s);
-    let script = e.script("q1.R", "1");
-    let (_, err) = e.err(
-        "action.submit",
-        e.submit_body(
-            "q1",
-            json!({"script": script, "place": "hpc", "requirements": [{"package": "surely.not.installed.pkg", "source": "cran"}]}),
-        ),
-    );
-    assert_eq!(err["code"], "unavailable", "{err}");
-    assert!(
-        err["message"]
-            .as_str()
-            .unwrap()
-            .contains("surely.not.installed.pkg"),
-        "{err}"
-    );
-    let ok = submit(
-        &e,
-        "q2",
-        "cat(jsonlite::toJSON(1))",
-        json!({"requirements": [{"package": "jsonlite", "source": "cran"}]}),
-    );
-    assert_eq!(ok["delivery"], "sent", "{ok}");
+    requirements_are_checked_on_the_cluster(&e);
     // A Notebook session inside an allocation of its own; ending it releases the allocation.
     e.ok("kernel.place.set", json!({"place": "hpc", "language": "r"}));
     let c = e.ok(

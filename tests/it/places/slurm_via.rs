@@ -3,14 +3,14 @@
 //! folder there, the job followed over ssh with its logs read back bounded and its outputs
 //! copied back and registered, scancel over ssh, kill -9 of Rho followed again at the restart,
 //! requirements checked on the cluster; and the log bound of a cluster on this machine.
-use super::slurm::{jobs_named, rscript};
+use super::slurm::{jobs_named, requirements_are_checked_on_the_cluster, rscript, submit};
 use crate::support::env::Launch;
 use crate::support::poll::until;
 use crate::support::service::sha256_hex;
 use crate::support::slurm::Slurm;
 use crate::support::sshd::Sshd;
 use crate::support::Env;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
 
@@ -28,15 +28,6 @@ fn env(s: &Slurm, d: &Sshd, remote: &Path) -> Env {
     hpc["slurm"]["via"] = json!("lab");
     e.ok("kernel.place.set", json!({"place": "hpc", "define": hpc}));
     e
-}
-
-fn submit(e: &Env, op: &str, code: &str, extra: Value) -> Value {
-    let script = e.script(&format!("{op}.R"), code);
-    let mut input = json!({"script": script, "place": "hpc"});
-    for (k, v) in extra.as_object().unwrap() {
-        input[k] = v.clone();
-    }
-    e.ok("action.submit", e.submit_body(op, input))
 }
 
 /// The run's folder on the login node.
@@ -109,29 +100,7 @@ fn a_run_behind_a_login_node_is_staged_followed_and_its_outputs_copied_back() {
             .any(|r| r["path"] == "runs/v1/artifacts/out.csv")
     });
     // Requirements are checked on the cluster, through the login node.
-    let script = e.script("q1.R", "1");
-    let (_, err) = e.err(
-        "action.submit",
-        e.submit_body(
-            "q1",
-            json!({"script": script, "place": "hpc", "requirements": [{"package": "surely.not.installed.pkg", "source": "cran"}]}),
-        ),
-    );
-    assert_eq!(err["code"], "unavailable", "{err}");
-    assert!(
-        err["message"]
-            .as_str()
-            .unwrap()
-            .contains("surely.not.installed.pkg"),
-        "{err}"
-    );
-    let ok = submit(
-        &e,
-        "q2",
-        "cat(jsonlite::toJSON(1))",
-        json!({"requirements": [{"package": "jsonlite", "source": "cran"}]}),
-    );
-    assert_eq!(ok["delivery"], "sent", "{ok}");
+    requirements_are_checked_on_the_cluster(&e);
     assert_eq!(e.wait_end("q2", 60)["exit"]["exitCode"], 0);
 }
 
