@@ -2,6 +2,9 @@
 //!
 //! Usage: `cargo run --release -p rho-bench --features sqlite --bin journal_bench [-- --quick] [-- --writes-only]`,
 //! or `journal_bench probe ...` for one column alone (see `probe`).
+//! Writers are measured two ways: OS threads blocked in `append` (the "journal N" columns), and
+//! logical writers on two event-loop threads using `submit` with a completion callback, the way
+//! the service's owners write (the "submit" columns).
 //! Prints a Markdown report (figures and ratios, with the machine line) on stdout.
 
 #![allow(clippy::print_stdout)]
@@ -133,6 +136,61 @@ fn journal_rate(dir: &Path, name: &str, size: usize, writers: usize, budget: Dur
                     while started.elapsed() < budget {
                         j.append(vec![record(size, id)]).unwrap();
                         n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let r = rate(counts.iter().sum(), started.elapsed());
+    journal.close().unwrap();
+    r
+}
+
+/// `writers` logical writers the way the service's owners write: each submits a record with a
+/// completion callback (`Journal::submit`) and submits its next once that record is durable,
+/// driven by `loops` event-loop threads (the service's actors run on a few runtime threads;
+/// no OS thread blocks per writer). Each loop thread re-submits for every completion it drains.
+fn journal_submit_rate(
+    dir: &Path,
+    name: &str,
+    size: usize,
+    writers: usize,
+    loops: usize,
+    budget: Duration,
+) -> f64 {
+    let journal = Arc::new(journal_at(dir, name));
+    let started = Instant::now();
+    let counts: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..loops)
+            .map(|l| {
+                let j = journal.clone();
+                let mine = (l..writers).step_by(loops).count();
+                s.spawn(move || {
+                    let (tx, rx) = std::sync::mpsc::channel::<usize>();
+                    let ids: Vec<uuid::Uuid> = (0..mine).map(|_| uuid::Uuid::new_v4()).collect();
+                    let submit = |w: usize| {
+                        let tx = tx.clone();
+                        j.submit(
+                            vec![record(size, ids[w])],
+                            Box::new(move |r| {
+                                r.unwrap();
+                                let _ = tx.send(w);
+                            }),
+                        )
+                        .unwrap();
+                    };
+                    (0..mine).for_each(submit);
+                    let (mut n, mut in_flight) = (0u64, mine);
+                    while in_flight > 0 {
+                        let w = rx.recv().unwrap();
+                        n += 1;
+                        in_flight -= 1;
+                        if started.elapsed() < budget {
+                            submit(w);
+                            in_flight += 1;
+                        }
                     }
                     n
                 })
@@ -308,6 +366,12 @@ fn probe(args: &[String]) {
         "journal" => journal_rate(&dir, "probe", size, writers, budget),
         "prealloc" => raw_prealloc(&dir, size, budget),
         "prealloc-frame" => raw_prealloc(&dir, frame_bytes(size), budget),
+        "prealloc-64" => raw_prealloc_64(&dir, size, budget),
+        "submit" => journal_submit_rate(&dir, "probe", size, writers, writers.min(2), budget),
+        "prealloc-n" => {
+            writers as f64
+                * raw_prealloc_writes(&dir, frame_bytes(size) * writers, 64 << 20, budget)
+        }
         other => panic!("unknown probe {other}"),
     };
     let _ = std::fs::remove_dir_all(&dir);
@@ -334,9 +398,9 @@ fn main() {
          Figures are medians over rounds; ratios are medians of per-round ratios.\n\n",
         budget.as_millis()
     ));
-    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | raw pwrite+fdatasync preallocated /s | preallocated, frame size /s | journal 1 writer /s | journal/raw | journal/preallocated | journal/preallocated frame size | journal 8 /s | journal 64 /s | 64 vs 1 | disk limit for 64 (64 frames per write) /s | journal 64/that limit | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | raw pwrite+fdatasync preallocated /s | preallocated, frame size /s | journal 1 writer /s | journal/raw | journal/preallocated | journal/preallocated frame size | journal 8 /s | journal 64 /s | 64 vs 1 | disk limit for 64 (64 frames per write) /s | journal 64/that limit | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 | submit 1 /s | submit 64 /s | submit 64 vs 1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for size in SIZES {
-        let mut rows: Vec<[f64; 11]> = Vec::new();
+        let mut rows: Vec<[f64; 13]> = Vec::new();
         for round in 0..ROUNDS {
             let tag = format!("{size}-{round}");
             let (raw_rate, sync_p50) = raw(&dir, size, budget);
@@ -349,15 +413,17 @@ fn main() {
             let s8 = sqlite_rate(&dir, &tag, size, 8, budget);
             let s64 = sqlite_rate(&dir, &tag, size, 64, budget);
             let pre64 = raw_prealloc_64(&dir, size, budget);
+            let q1 = journal_submit_rate(&dir, &format!("q1-{tag}"), size, 1, 1, budget);
+            let q64 = journal_submit_rate(&dir, &format!("q64-{tag}"), size, 64, 2, budget);
             rows.push([
-                raw_rate, sync_p50, j1, j8, j64, s1, s8, s64, pre, pre_frame, pre64,
+                raw_rate, sync_p50, j1, j8, j64, s1, s8, s64, pre, pre_frame, pre64, q1, q64,
             ]);
         }
         let col = |i: usize| median(rows.iter().map(|r| r[i]).collect());
         let ratio = |a: usize, b: usize| median(rows.iter().map(|r| r[a] / r[b]).collect());
         report.push_str(&format!(
-            "| {size} B | {:.0} | {:.0} µs | {:.0} | {:.0} | {:.0} | {:.2}x | {:.2}x | {:.2}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.2}x | {:.0} | {:.0} | {:.0} | {:.2}x | {:.1}x |\n",
-            col(0), col(1), col(8), col(9), col(2), ratio(2, 0), ratio(2, 8), ratio(2, 9), col(3), col(4), ratio(4, 2), col(10), ratio(4, 10), col(5), col(6), col(7), ratio(2, 5), ratio(4, 7)
+            "| {size} B | {:.0} | {:.0} µs | {:.0} | {:.0} | {:.0} | {:.2}x | {:.2}x | {:.2}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.2}x | {:.0} | {:.0} | {:.0} | {:.2}x | {:.1}x | {:.0} | {:.0} | {:.1}x |\n",
+            col(0), col(1), col(8), col(9), col(2), ratio(2, 0), ratio(2, 8), ratio(2, 9), col(3), col(4), ratio(4, 2), col(10), ratio(4, 10), col(5), col(6), col(7), ratio(2, 5), ratio(4, 7), col(11), col(12), ratio(12, 11)
         ));
     }
     if !args.iter().any(|a| a == "--writes-only") {
