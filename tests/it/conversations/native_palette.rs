@@ -4,7 +4,8 @@
 //! with arguments becoming the turn; its resources for the `@` palette (templates with
 //! suggestions), one attached to a message by its token, and one that cannot be read ending
 //! the message before any model request; an image result shown on its card (`conversation.image`)
-//! while the model read only its descriptor.
+//! while the model read only its descriptor; after a restart, the palettes opening the session
+//! without a message, whose first send is still given the earlier messages.
 
 use super::native_questions::everything;
 use crate::support::conversations::ConvEnv;
@@ -172,5 +173,46 @@ fn an_image_result_is_shown_on_its_card_and_the_model_reads_its_descriptor() {
         (status, e["error"]["code"].as_str()),
         (404, Some("not_found")),
         "{e}"
+    );
+}
+
+#[test]
+fn after_a_restart_the_palettes_open_the_session_and_the_first_send_keeps_the_history() {
+    let (mut c, conv, _) = crate::support::conversations::everything_env("native-reopen");
+    c.restart();
+    let asked = c.mock.requests().len();
+    // No message is sent: the palette starts the driver, which opens the session.
+    let listed = ok(&c, "conversation.prompts", json!({"conversationId": conv}));
+    assert_eq!(listed["live"], true, "{listed}");
+    assert!(
+        listed["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["command"] == "/mcp:ev:args-prompt"),
+        "{listed}"
+    );
+    let found = ok(
+        &c,
+        "conversation.resources",
+        json!({"conversationId": conv}),
+    );
+    assert_eq!(found["live"], true, "{found}");
+    assert!(
+        !found["resources"].as_array().unwrap().is_empty(),
+        "{found}"
+    );
+    assert_eq!(c.mock.requests().len(), asked, "no model request");
+    assert_eq!(messages(&c, &conv), 1, "nothing journaled as a message");
+    // The first message in that session is still given the earlier messages.
+    let sent = c.send(&conv, "after", "Say hello again");
+    let m = c.wait_end(&conv, sent["messageId"].as_str().unwrap());
+    assert_eq!(m["stopReason"], "end_turn", "{m}");
+    let last = c.mock.requests().last().cloned().unwrap();
+    assert!(
+        last["body"]
+            .to_string()
+            .contains("The person wrote: Say hello\\n"),
+        "the summary of the earlier messages came first: {last}"
     );
 }

@@ -120,7 +120,7 @@ async fn peek(
 
 impl ProjectActor {
     /// Where conversation `id`'s driver hands its facts and asks for files and buffers.
-    fn port(&self, me: Addr<ProjectActor>, id: Uuid) -> std::sync::Arc<ServicePort> {
+    pub(super) fn port(&self, me: Addr<ProjectActor>, id: Uuid) -> std::sync::Arc<ServicePort> {
         let limits = self.config_limits();
         std::sync::Arc::new(ServicePort {
             me,

@@ -3,7 +3,7 @@
 //! form's or sampling question's details, and the person's answer to it (asked of its
 //! driver, bounded).
 
-use super::control::Control;
+use super::control::{Control, Setup};
 use super::entity::{ConversationEntity, MessageState};
 use super::handlers::read;
 use super::launch::Backend;
@@ -17,6 +17,8 @@ use uuid::Uuid;
 
 /// How long `/mcp` waits for a driver that is busy starting its session.
 const REPORT_WAIT: Duration = Duration::from_secs(5);
+/// How long a palette waits for the session its driver opens (its MCP servers starting).
+pub const OPEN_WAIT: Duration = Duration::from_secs(30);
 
 /// Asks the conversation's driver with the control `ask` makes and waits (bounded) for its
 /// answer; `None` when no driver runs, it answers nothing, or not in time.
@@ -190,25 +192,53 @@ impl Handler<AnswerQuestion> for ProjectActor {
     }
 }
 
-/// The MCP runtime of the conversation's live session of Rho's own agent (`None`: none runs),
-/// for the panel's prompts, suggestions and resources.
+/// What [`ConversationRuntime`] found.
+pub enum RuntimeAnswer {
+    /// No driver runs for the conversation (Rho restarted since its last message): asked again
+    /// with a setup, one is started.
+    NoDriver,
+    /// The MCP runtime of its session of Rho's own agent (`None`: none runs, it has no servers,
+    /// or it did not open within [`OPEN_WAIT`]).
+    Live(Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>),
+}
+
+/// The MCP runtime of the conversation's session of Rho's own agent, for the panel's prompts,
+/// suggestions and resources. A driver of Rho's own agent without a session opens one (its MCP
+/// servers start; no message is needed); with `setup`, a driver is started when none runs.
 #[derive(Message)]
-#[rtype(result = "Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>")]
+#[rtype(result = "Result<RuntimeAnswer, ActorError>")]
 pub struct ConversationRuntime {
     pub conversation_id: Uuid,
+    pub setup: Option<Setup>,
 }
 
 impl Handler<ConversationRuntime> for ProjectActor {
-    type Result =
-        ResponseFuture<Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>>;
+    type Result = ResponseFuture<Result<RuntimeAnswer, ActorError>>;
 
-    fn handle(&mut self, msg: ConversationRuntime, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: ConversationRuntime, ctx: &mut Context<Self>) -> Self::Result {
         let id = msg.conversation_id;
-        let known = known(self, id);
-        let runtime = ask_driver(self, id, |done| Control::Runtime { done });
+        if let Err(e) = known(self, id) {
+            return Box::pin(async move { Err(e) });
+        }
+        let (done, rx) = tokio::sync::oneshot::channel();
+        let control = Control::Runtime { done };
+        let sent = match msg.setup {
+            _ if self.owned.conversations.runs(id) => self.owned.conversations.send(id, control),
+            None => return Box::pin(async { Ok(RuntimeAnswer::NoDriver) }),
+            Some(mut setup) => {
+                setup.cwd = self.dir().to_path_buf();
+                let port = self.port(ctx.address(), id);
+                self.owned
+                    .conversations
+                    .send_starting(id, control, setup, port)
+            }
+        };
         Box::pin(async move {
-            known?;
-            Ok(runtime.await)
+            if !sent {
+                return Ok(RuntimeAnswer::Live(None));
+            }
+            let rt = tokio::time::timeout(OPEN_WAIT, rx).await;
+            Ok(RuntimeAnswer::Live(rt.ok().and_then(Result::ok).flatten()))
         })
     }
 }
