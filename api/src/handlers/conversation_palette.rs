@@ -1,7 +1,7 @@
 //! The composer's palettes for a conversation of Rho's own agent, read on its live session's MCP
 //! runtime: `conversation.prompts` (slash commands), `conversation.resources` (the `@`
 //! palette), `conversation.complete` (a server's suggestions for what is being typed),
-//! `conversation.image` (a call card's image while the session holds it), and the
+//! `conversation.image` (a call card's stored image), and the
 //! check a send makes of a `/mcp:` line first (a missing required argument is named and nothing
 //! is journaled).
 
@@ -209,7 +209,7 @@ pub(super) fn register(
             async move {
                 let id = parse_id("conversationId", &req.conversation_id)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
-                let image = p
+                let (stored, image) = p
                     .send(ConversationImage {
                         conversation_id: id,
                         step_id: req.step_id,
@@ -220,6 +220,7 @@ pub(super) fn register(
                 Ok::<ImageReply, ApiError>(ImageReply {
                     mime_type: image.mime_type,
                     data: image.data,
+                    sha256: stored.sha256,
                 })
             }
         },

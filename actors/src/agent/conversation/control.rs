@@ -49,11 +49,6 @@ pub enum Control {
     Runtime {
         done: oneshot::Sender<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>>,
     },
-    /// The image a call card of Rho's own agent shows (`None`: not held).
-    Image {
-        step_id: String,
-        done: oneshot::Sender<Option<rho_mcp::render::ImageAsset>>,
-    },
     /// The details of an open form or sampling question (`None`: not open).
     Question {
         request_id: String,
@@ -160,14 +155,6 @@ impl Live {
                 .prompt(text)
                 .map_err(|e| ("agent_unavailable", e.to_string())),
             Live::Native(s) => s.prompt(text, history).await,
-        }
-    }
-
-    /// A call card's image of Rho's own agent's session.
-    pub(super) fn image(&self, step: &str) -> Option<rho_mcp::render::ImageAsset> {
-        match self {
-            Live::Native(s) => s.image(step),
-            _ => None,
         }
     }
 

@@ -64,9 +64,6 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
                     }
                     let _ = done.send(session.as_ref().and_then(Live::runtime));
                 }
-                Control::Image { step_id, done } => {
-                    let _ = done.send(session.as_ref().and_then(|s| s.image(&step_id)));
-                }
                 other => refuse_idle(other),
             }
             continue;
@@ -226,9 +223,6 @@ fn refuse_idle(control: Control) {
             let _ = done.send(None);
         }
         Control::Runtime { done } => {
-            let _ = done.send(None);
-        }
-        Control::Image { done, .. } => {
             let _ = done.send(None);
         }
         Control::Reply { done, .. } => {

@@ -157,7 +157,9 @@ fn change(event: &ConversationEvent) -> (&'static str, Option<&str>, Option<&str
         | E::Cuts { message_id, .. }
         | E::Kept { message_id, .. } => ("state", Some(message_id), None),
         E::Decided { message_id, .. } => ("decision", Some(message_id), None),
-        E::Called { message_id, .. } => ("step", Some(message_id), None),
+        E::Called { message_id, .. } | E::Imaged { message_id, .. } => {
+            ("step", Some(message_id), None)
+        }
         E::Retried { message_id, .. } => ("state", Some(message_id), None),
         E::Spent { message_id, .. } => ("state", message_id.as_deref(), None),
         E::Session { .. }

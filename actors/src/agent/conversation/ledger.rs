@@ -1,7 +1,7 @@
 //! What Rho's own agent (backend `rho`) journals beyond text and steps: the usage ledger (one
 //! entry per model request, by purpose), retries announced while a request is sent again, and
-//! each tool call's card details (server, duration, raw input and output), and how they fold
-//! into a message and the conversation's totals.
+//! each tool call's card details (server, duration, raw input and output), the reference to a
+//! card's stored image, and how they fold into a message and the conversation's totals.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -61,6 +61,18 @@ pub struct CallRecord {
     pub is_error: bool,
     pub cancelled: bool,
     pub duration_ms: u64,
+}
+
+/// A call card's image, kept in the project's content-addressed store (`.rho/store/sha256/`)
+/// so it outlives the session (decision 0813): the step it belongs to and the stored bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardImage {
+    /// The step id (the model's call id) of the card.
+    pub step_id: String,
+    pub mime_type: String,
+    /// SHA-256 (lowercase hex) of the decoded image bytes: the stored file's name.
+    pub sha256: String,
+    pub bytes: u64,
 }
 
 /// The first `bytes` bytes of `s` (cut on a character boundary), and whether it was cut.

@@ -5,6 +5,7 @@
 
 pub mod acp;
 mod answers;
+pub mod card_image;
 pub mod cli;
 pub mod contract;
 mod control;

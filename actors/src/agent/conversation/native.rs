@@ -2,9 +2,10 @@
 //! model and MCP servers are configured, the session started with the conversation's grant as
 //! its project tools, and its events folded into the same message record and turn events the
 //! ACP session produces (text, steps), plus the facts only it has: spend per purpose, retries
-//! and each tool call's card.
+//! and each tool call's card, with its image stored (decision 0813).
 
-use super::ledger::{bounded, CallRecord, SpendRecord};
+use super::card_image::{store_image, IMAGE_BYTES_STORED};
+use super::ledger::{bounded, CallRecord, CardImage, SpendRecord};
 use super::questions::{Questions, Reply};
 use super::record::{MessageRecord, RecordLimits, Usage};
 use super::session::{PermissionRequest, TurnEvent};
@@ -26,8 +27,6 @@ use std::sync::Arc;
 const CARD_BYTES: usize = 16 * 1024;
 /// Bytes of a project tool's result the model reads.
 const PROJECT_OUTPUT_BYTES: usize = 64 * 1024;
-/// Encoded bytes of call-card images a session holds for the panel (the oldest go first).
-const IMAGE_BYTES_KEPT: usize = 8 * 1024 * 1024;
 
 /// Where Rho's own agent is configured: the selected config file (`--config`, else
 /// `<home>/config.toml`) with its `[model]` and `[mcp]` tables, and Rho's home (`RHO_HOME`,
@@ -89,6 +88,8 @@ pub enum Note {
     Retried(String),
     /// A tool call ended: its card.
     Called(CallRecord),
+    /// A call card's image was stored: its reference.
+    Imaged(CardImage),
 }
 
 /// A running native session and the record of its current message.
@@ -105,9 +106,10 @@ pub struct NativeLive {
     groups: Vec<i32>,
     /// The forms and sampling questions open in the running turn.
     questions: Questions,
-    /// The image each call card shows, by step (never sent to the model; held while the
-    /// session runs, at most [`IMAGE_BYTES_KEPT`] encoded bytes).
-    images: VecDeque<(String, rho_mcp::render::ImageAsset)>,
+    /// The project folder: call cards' images go to its content-addressed store.
+    project: PathBuf,
+    /// Image bytes the running message stored so far (at most [`IMAGE_BYTES_STORED`]).
+    image_bytes: u64,
 }
 
 impl NativeLive {
@@ -149,7 +151,8 @@ impl NativeLive {
             usage: (0, 0),
             groups: Vec::new(),
             questions: Questions::default(),
-            images: VecDeque::new(),
+            project: cwd.to_path_buf(),
+            image_bytes: 0,
         })
     }
 
@@ -191,6 +194,7 @@ impl NativeLive {
         self.queue.clear();
         self.started.clear();
         self.usage = (0, 0);
+        self.image_bytes = 0;
         let ended = || {
             (
                 "agent_unavailable",
@@ -219,14 +223,27 @@ impl NativeLive {
             let Some(event) = s.next().await else {
                 return TurnEvent::Lost;
             };
-            if let Some(e) = self.fold(event) {
+            let stored = match &event {
+                AgentEvent::ToolFinished { step, .. } => match step.image.as_ref() {
+                    Some(image) => {
+                        let room = IMAGE_BYTES_STORED.saturating_sub(self.image_bytes);
+                        let stored = store_image(&self.project, &step.id, image, room).await;
+                        self.image_bytes += stored.as_ref().map_or(0, |i| i.bytes);
+                        stored
+                    }
+                    None => None,
+                },
+                _ => None,
+            };
+            if let Some(e) = self.fold(event, stored) {
                 return e;
             }
         }
     }
 
-    /// Folds one agent event into the record; the turn event it makes, if any.
-    fn fold(&mut self, event: AgentEvent) -> Option<TurnEvent> {
+    /// Folds one agent event into the record (`stored`: a finished call's image, stored); the
+    /// turn event it makes, if any.
+    fn fold(&mut self, event: AgentEvent, stored: Option<CardImage>) -> Option<TurnEvent> {
         let now = u64::try_from(rho_plumbing::time::now_ms()).unwrap_or_default();
         match event {
             AgentEvent::Text { text, .. } => {
@@ -255,9 +272,6 @@ impl NativeLive {
                 };
                 let update = json!({"sessionUpdate": "tool_call_update", "toolCallId": step.id, "status": status});
                 let changed = self.message.fold(&update, now, &self.limits);
-                if let Some(image) = step.image.clone() {
-                    self.keep_image(step.id.clone(), image);
-                }
                 let start = self.started.remove(&step.id);
                 let (server, operation) = match start.as_ref().map(|s| &s.source) {
                     Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
@@ -279,12 +293,17 @@ impl NativeLive {
                     cancelled: step.cancelled,
                     duration_ms: step.duration_ms,
                 };
-                let note = TurnEvent::Noted(Note::Called(call));
+                // The image is journaled before the card that shows it.
+                let notes = stored
+                    .map(Note::Imaged)
+                    .into_iter()
+                    .chain([Note::Called(call)])
+                    .map(TurnEvent::Noted);
+                self.queue.extend(notes);
                 if changed {
-                    self.queue.push_back(note);
                     Some(TurnEvent::Changed)
                 } else {
-                    Some(note)
+                    self.queue.pop_front()
                 }
             }
             AgentEvent::Form { message, ask } => {
@@ -347,29 +366,6 @@ impl NativeLive {
                 Some(TurnEvent::Finished(end.stop))
             }
         }
-    }
-
-    /// Holds a call card's image, letting the oldest go past [`IMAGE_BYTES_KEPT`].
-    fn keep_image(&mut self, step: String, image: rho_mcp::render::ImageAsset) {
-        if image.data.len() > IMAGE_BYTES_KEPT {
-            return;
-        }
-        self.images.push_back((step, image));
-        let mut held: usize = self.images.iter().map(|(_, i)| i.data.len()).sum();
-        while held > IMAGE_BYTES_KEPT {
-            match self.images.pop_front() {
-                Some((_, gone)) => held -= gone.data.len(),
-                None => break,
-            }
-        }
-    }
-
-    /// The image a call card shows (`None`: none, or no longer held).
-    pub fn image(&self, step: &str) -> Option<rho_mcp::render::ImageAsset> {
-        self.images
-            .iter()
-            .find(|(id, _)| id == step)
-            .map(|(_, i)| i.clone())
     }
 
     /// The details of an open form or sampling question (`None`: not open).

@@ -1,12 +1,13 @@
 //! What the panel reads of a conversation's live session besides its record, and what it
 //! answers there: `/mcp` (the MCP servers as Rho's own agent's session runs them), an open
 //! form's or sampling question's details, and the person's answer to it (asked of its
-//! driver, bounded).
+//! driver, bounded); the palettes' MCP runtime; a call card's stored image.
 
 use super::control::{Control, Setup};
 use super::entity::{ConversationEntity, MessageState};
 use super::handlers::read;
 use super::launch::Backend;
+use super::ledger::CardImage;
 use super::surfaces_contract::QuestionView;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
@@ -243,26 +244,49 @@ impl Handler<ConversationRuntime> for ProjectActor {
     }
 }
 
-/// `conversation.image`: the image a call card of Rho's own agent shows, while its session
-/// holds it.
+/// `conversation.image`: the image a call card of Rho's own agent shows, read from the
+/// project's content-addressed store by its journaled reference (so it outlives the session and
+/// a restart of Rho; decision 0813). `None`: the card has none stored.
 #[derive(Message)]
-#[rtype(result = "Result<Option<rho_mcp::render::ImageAsset>, ActorError>")]
+#[rtype(result = "Result<Option<(CardImage, rho_mcp::render::ImageAsset)>, ActorError>")]
 pub struct ConversationImage {
     pub conversation_id: Uuid,
     pub step_id: String,
 }
 
 impl Handler<ConversationImage> for ProjectActor {
-    type Result = ResponseFuture<Result<Option<rho_mcp::render::ImageAsset>, ActorError>>;
+    type Result =
+        ResponseFuture<Result<Option<(CardImage, rho_mcp::render::ImageAsset)>, ActorError>>;
 
     fn handle(&mut self, msg: ConversationImage, _: &mut Context<Self>) -> Self::Result {
-        let id = msg.conversation_id;
-        let known = known(self, id);
-        let step_id = msg.step_id;
-        let image = ask_driver(self, id, |done| Control::Image { step_id, done });
+        let Some(child) = self
+            .children()
+            .get::<ConversationEntity>(msg.conversation_id)
+        else {
+            return Box::pin(async {
+                Err(ActorError::NotFound {
+                    what: "conversation".into(),
+                })
+            });
+        };
+        let dir = self.dir().to_path_buf();
         Box::pin(async move {
-            known?;
-            Ok(image.await)
+            let state = read(child).await?;
+            let Some(image) = state
+                .messages
+                .iter()
+                .flat_map(|m| m.images.iter())
+                .find(|i| i.step_id == msg.step_id)
+                .cloned()
+            else {
+                return Ok(None);
+            };
+            let loaded = tokio::task::spawn_blocking(move || {
+                super::card_image::load_image(&dir, &image).map(|asset| (image, asset))
+            })
+            .await
+            .map_err(|e| ActorError::internal(e.to_string()))??;
+            Ok(Some(loaded))
         })
     }
 }
