@@ -9,6 +9,7 @@ mod decide;
 mod edits;
 mod limits;
 mod native;
+mod native_idle;
 mod native_palette;
 mod native_questions;
 mod native_tools;

@@ -77,11 +77,13 @@ pub trait Port: Send + Sync + 'static {
     fn reload(&self) -> Answer<()>;
 }
 
-/// The step and wall-time caps of a message (`conversations.maxAgentTurns`, `turnWallMs`).
+/// The step and wall-time caps of a message (`conversations.maxAgentTurns`, `turnWallMs`), and
+/// how long an idle session of Rho's own agent stays open (`rhoIdleMs`; 0: no limit).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TurnLimits {
     pub max_agent_turns: Option<u64>,
     pub turn_wall_ms: Option<u64>,
+    pub rho_idle_ms: u64,
 }
 
 impl From<&crate::limits::ConversationLimits> for TurnLimits {
@@ -89,6 +91,7 @@ impl From<&crate::limits::ConversationLimits> for TurnLimits {
         TurnLimits {
             max_agent_turns: l.max_agent_turns,
             turn_wall_ms: l.turn_wall_ms,
+            rho_idle_ms: l.rho_idle_ms,
         }
     }
 }

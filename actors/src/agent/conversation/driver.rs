@@ -34,7 +34,20 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
     // A session of Rho's own agent opened for the panel's palettes, before any message: the
     // first message it takes is still given the history summary.
     let mut fresh = false;
-    while let Some(control) = rx.recv().await {
+    loop {
+        let control = match idle_or_next(&mut session, &setup, &mut rx).await {
+            Next::Control(c) => c,
+            Next::Closed => break,
+            // The idle session closed: the next message or palette read opens a new one.
+            Next::Idle => {
+                fresh = false;
+                let closed = vec![ConversationEvent::Servers { groups: Vec::new() }];
+                if !port.learn(closed).await {
+                    break;
+                }
+                continue;
+            }
+        };
         let Control::Prompt {
             message_id,
             text,
@@ -183,6 +196,38 @@ async fn open(
             Some(resume) => Err(needs_choice(resume, &e.to_string(), message_id)),
             None => Err(vec![ended(message_id, "agent_unavailable", e.to_string())]),
         },
+    }
+}
+
+/// What the driver waits for.
+enum Next {
+    Control(Control),
+    /// The session of Rho's own agent was idle for `rhoIdleMs` and has closed.
+    Idle,
+    /// The service dropped the driver.
+    Closed,
+}
+
+/// The next control; a session of Rho's own agent that waits longer than `rhoIdleMs` for one
+/// is closed first (its MCP servers in order) and left `None`.
+async fn idle_or_next(
+    session: &mut Option<Live>,
+    setup: &Setup,
+    rx: &mut mpsc::UnboundedReceiver<Control>,
+) -> Next {
+    let idle = Duration::from_millis(setup.turn.rho_idle_ms);
+    let next = |c: Option<Control>| c.map_or(Next::Closed, Next::Control);
+    let Some(Live::Native(s)) = session.as_mut().filter(|_| !idle.is_zero()) else {
+        return next(rx.recv().await);
+    };
+    match tokio::time::timeout(idle, rx.recv()).await {
+        Ok(c) => next(c),
+        Err(_) => {
+            tracing::info!(target: "rho::agent::conversation", session = %s.session_id, "closing an idle session of Rho's own agent");
+            s.shutdown().await;
+            *session = None;
+            Next::Idle
+        }
     }
 }
 
