@@ -12,6 +12,7 @@ mod native;
 mod native_idle;
 mod native_palette;
 mod native_questions;
+mod native_stop;
 mod native_tools;
 mod resume;
 mod service;

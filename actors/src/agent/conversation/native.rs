@@ -6,6 +6,7 @@
 
 use super::card_image::{store_image, IMAGE_BYTES_STORED};
 use super::ledger::{bounded, CallRecord, CardImage, SpendRecord};
+use super::native_input::PendingInput;
 use super::questions::{Questions, Reply};
 use super::record::{MessageRecord, RecordLimits, Usage};
 use super::session::{PermissionRequest, TurnEvent};
@@ -110,6 +111,8 @@ pub struct NativeLive {
     project: PathBuf,
     /// Image bytes the running message stored so far (at most [`IMAGE_BYTES_STORED`]).
     image_bytes: u64,
+    /// The running message's input while it is read, before the model is asked.
+    input: Option<PendingInput>,
 }
 
 impl NativeLive {
@@ -153,6 +156,7 @@ impl NativeLive {
             questions: Questions::default(),
             project: cwd.to_path_buf(),
             image_bytes: 0,
+            input: None,
         })
     }
 
@@ -182,9 +186,9 @@ impl NativeLive {
         self.session.as_ref().and_then(NativeSession::mcp_runtime)
     }
 
-    /// Starts a turn with the person's text (a slash prompt fetched, resources attached; the
-    /// history summary first when the session is new). Nothing reaches the model when that
-    /// fails: the error code and why.
+    /// Starts a turn with the person's text: its input is read first (a slash prompt fetched,
+    /// resources attached; the history summary first when the session is new) in a task of its
+    /// own, which a stop cancels; nothing reaches the model when that fails or is cancelled.
     pub async fn prompt(
         &mut self,
         text: &str,
@@ -201,14 +205,38 @@ impl NativeLive {
                 "Rho's own agent session has ended".to_string(),
             )
         };
-        let s = self.session.as_ref().ok_or_else(ended)?;
-        let parts = super::native_input::resolve(s, text, history).await?;
-        let s = self.session.as_mut().ok_or_else(ended)?;
-        let n = s
-            .prompt(parts)
-            .map_err(|e| ("agent_unavailable", e.to_string()))?;
-        self.turn = Some(n);
+        self.session.as_ref().ok_or_else(ended)?;
+        self.input = Some(PendingInput::spawn(
+            self.runtime(),
+            text.to_string(),
+            history,
+        ));
         Ok(())
+    }
+
+    /// Waits for the running message's input, then asks the model; the event that ends the
+    /// message instead (cancelled, or the read failed: its error code and why).
+    async fn asked(&mut self) -> Option<TurnEvent> {
+        let input = self.input.as_mut()?;
+        let got = input.wait().await;
+        self.input = None;
+        let (stop, notice) = match got {
+            Ok(parts) => {
+                let s = self.session.as_mut()?;
+                match s.prompt(parts) {
+                    Ok(n) => {
+                        self.turn = Some(n);
+                        return None;
+                    }
+                    Err(e) => ("error", Some(("agent_unavailable", e.to_string()))),
+                }
+            }
+            Err(None) => ("cancelled", None),
+            Err(Some(why)) => ("error", Some(why)),
+        };
+        self.message.stop_reason = Some(stop.to_string());
+        self.message.notice = notice.map(|(code, why)| (code.to_string(), why));
+        Some(TurnEvent::Finished(stop.to_string()))
     }
 
     /// The turn's next event.
@@ -216,6 +244,9 @@ impl NativeLive {
         loop {
             if let Some(e) = self.queue.pop_front() {
                 return e;
+            }
+            if let Some(ended) = self.asked().await {
+                return ended;
             }
             let Some(s) = self.session.as_mut() else {
                 return TurnEvent::Lost;
@@ -394,8 +425,12 @@ impl NativeLive {
         Ok(stop)
     }
 
-    /// Cancels the running turn: the model request is dropped, an MCP call cancelled.
+    /// Cancels the running turn: its input read is stopped, the model request dropped, an MCP
+    /// call cancelled.
     pub fn cancel(&mut self) {
+        if let Some(input) = self.input.as_ref() {
+            input.cancel();
+        }
         if let Some(s) = self.session.as_ref() {
             s.cancel();
         }
@@ -403,6 +438,7 @@ impl NativeLive {
 
     /// Ends the session: every MCP server closes in order.
     pub async fn shutdown(&mut self) {
+        self.input = None;
         if let Some(s) = self.session.take() {
             s.shutdown().await;
         }
