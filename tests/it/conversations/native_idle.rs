@@ -3,24 +3,13 @@
 //! palette read opens it again without a message, and the next message is still given the
 //! earlier messages.
 
+use super::native_tools::running;
 use crate::support::conversations::native_env;
 use crate::support::mcp::python;
 use crate::support::poll::until;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
-
-/// Process ids whose command line contains `needle`.
-fn running(needle: &str) -> usize {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-            String::from_utf8_lossy(&cmdline).contains(needle)
-        })
-        .count()
-}
 
 #[test]
 fn an_idle_session_closes_its_servers_and_a_palette_or_message_reopens_it() {
@@ -47,11 +36,11 @@ fn an_idle_session_closes_its_servers_and_a_palette_or_message_reopens_it() {
     );
     let (conv, m) = c.converse("i1", "Say hello", json!({}));
     assert_eq!(m["stopReason"], "end_turn", "{m}");
-    assert_eq!(running(&needle), 1, "the session's server runs");
+    assert_eq!(running(&needle).len(), 1, "the session's server runs");
     until(
         "the idle session's server closes",
         Duration::from_secs(20),
-        || running(&needle) == 0,
+        || running(&needle).is_empty(),
     );
     let (status, v) = c
         .env
@@ -64,23 +53,14 @@ fn an_idle_session_closes_its_servers_and_a_palette_or_message_reopens_it() {
         .env
         .local("conversation.prompts", json!({"conversationId": conv}));
     assert_eq!((status, &v["value"]["live"]), (200, &json!(true)), "{v}");
-    assert_eq!(running(&needle), 1, "the server started again");
+    assert_eq!(running(&needle).len(), 1, "the server started again");
     assert_eq!(c.mock.requests().len(), asked, "no model request");
     // The next message in that session is given the earlier messages first.
-    let sent = c.send(&conv, "i2", "Say hello again");
-    let m = c.wait_end(&conv, sent["messageId"].as_str().unwrap());
-    assert_eq!(m["stopReason"], "end_turn", "{m}");
-    let last = c.mock.requests().last().cloned().unwrap();
-    assert!(
-        last["body"]
-            .to_string()
-            .contains("The person wrote: Say hello\\n"),
-        "{last}"
-    );
+    crate::support::conversations::sends_given_the_history(&c, &conv, "i2");
     // Idle again: closed again.
     until(
         "the reopened session's server closes",
         Duration::from_secs(20),
-        || running(&needle) == 0,
+        || running(&needle).is_empty(),
     );
 }

@@ -224,14 +224,5 @@ fn after_a_restart_the_palettes_open_the_session_and_the_first_send_keeps_the_hi
     assert_eq!(c.mock.requests().len(), asked, "no model request");
     assert_eq!(messages(&c, &conv), 1, "nothing journaled as a message");
     // The first message in that session is still given the earlier messages.
-    let sent = c.send(&conv, "after", "Say hello again");
-    let m = c.wait_end(&conv, sent["messageId"].as_str().unwrap());
-    assert_eq!(m["stopReason"], "end_turn", "{m}");
-    let last = c.mock.requests().last().cloned().unwrap();
-    assert!(
-        last["body"]
-            .to_string()
-            .contains("The person wrote: Say hello\\n"),
-        "the summary of the earlier messages came first: {last}"
-    );
+    crate::support::conversations::sends_given_the_history(&c, &conv, "after");
 }

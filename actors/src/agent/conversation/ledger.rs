@@ -3,6 +3,7 @@
 //! each tool call's card details (server, duration, raw input and output), the reference to a
 //! card's stored image, and how they fold into a message and the conversation's totals.
 
+use rho_mcp::agent::{StepEnd, StepStart, ToolSource};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -61,6 +62,36 @@ pub struct CallRecord {
     pub is_error: bool,
     pub cancelled: bool,
     pub duration_ms: u64,
+}
+
+/// Bytes of a call's raw input and of its output kept on its card.
+const CARD_BYTES: usize = 16 * 1024;
+
+impl CallRecord {
+    /// The card of a finished call: where its tool came from (`start`), its input and output
+    /// bounded to 16 KiB each.
+    pub fn of(step: &StepEnd, start: Option<StepStart>) -> CallRecord {
+        let (server, operation) = match start.as_ref().map(|s| &s.source) {
+            Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
+            Some(ToolSource::Project { operation }) => (None, Some(operation.clone())),
+            _ => (None, None),
+        };
+        let input = start
+            .as_ref()
+            .map(|s| s.input.to_string())
+            .unwrap_or_default();
+        CallRecord {
+            id: step.id.clone(),
+            name: start.map(|s| s.name).unwrap_or_default(),
+            server,
+            operation,
+            input: bounded(&input, CARD_BYTES).0,
+            output: bounded(&step.text, CARD_BYTES).0,
+            is_error: step.is_error,
+            cancelled: step.cancelled,
+            duration_ms: step.duration_ms,
+        }
+    }
 }
 
 /// A call card's image, kept in the project's content-addressed store (`.rho/store/sha256/`)

@@ -21,6 +21,7 @@ pub mod ledger;
 pub mod live;
 pub mod native;
 pub mod native_input;
+mod native_setup;
 pub mod port;
 pub mod questions;
 pub mod record;

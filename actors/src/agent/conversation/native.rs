@@ -1,84 +1,22 @@
-//! Rho's own agent as a conversation's live session (backend `rho`, decision 0804): where its
-//! model and MCP servers are configured, the session started with the conversation's grant as
-//! its project tools, and its events folded into the same message record and turn events the
-//! ACP session produces (text, steps), plus the facts only it has: spend per purpose, retries
-//! and each tool call's card, with its image stored (decision 0813).
+//! Rho's own agent as a conversation's live session (backend `rho`, decision 0804): its events
+//! folded into the same message record and turn events the ACP session produces, plus the facts
+//! only it has: spend per purpose, retries, each call's card and its stored image (0813).
 
 use super::card_image::{store_image, IMAGE_BYTES_STORED};
-use super::ledger::{bounded, CallRecord, CardImage, SpendRecord};
+use super::ledger::{CallRecord, CardImage, SpendRecord};
 use super::native_input::PendingInput;
+use super::native_setup::project_tools;
+pub use super::native_setup::{cmdline, NativeConfig};
 use super::questions::{Questions, Reply};
 use super::record::{MessageRecord, RecordLimits, Usage};
 use super::session::{PermissionRequest, TurnEvent};
 use super::surfaces_contract::QuestionView;
 use crate::error::ActorError;
-use rho_mcp::agent::{
-    AgentEvent, GrantTools, NativeSession, NativeSetup, ProjectTools, StepStart, ToolSource,
-    DEFAULT_MAX_STEPS,
-};
-use rho_mcp::config::McpConfig;
-use rho_mcp::model::ModelClient;
-use rho_mcp::runtime::StartOptions;
+use rho_mcp::agent::{AgentEvent, NativeSession, NativeSetup, StepStart, DEFAULT_MAX_STEPS};
 use serde_json::json;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Bytes of a call's raw input and of its output kept on its card.
-const CARD_BYTES: usize = 16 * 1024;
-/// Bytes of a project tool's result the model reads.
-const PROJECT_OUTPUT_BYTES: usize = 64 * 1024;
-
-/// Where Rho's own agent is configured: the selected config file (`--config`, else
-/// `<home>/config.toml`) with its `[model]` and `[mcp]` tables, and Rho's home (`RHO_HOME`,
-/// else `~/.rho`: the credential store, the eras file, the plugins).
-#[derive(Debug, Clone)]
-pub struct NativeConfig {
-    pub config: Option<PathBuf>,
-    pub home: PathBuf,
-    /// The Rscript and Python the service found at start (`/doctor` names them).
-    pub rscript: Option<PathBuf>,
-    pub python: Option<PathBuf>,
-}
-
-impl Default for NativeConfig {
-    fn default() -> Self {
-        NativeConfig {
-            config: None,
-            home: rho_mcp::config::rho_home(),
-            rscript: None,
-            python: None,
-        }
-    }
-}
-
-impl NativeConfig {
-    /// The person's model, or why the backend is unavailable (each missing piece named; the
-    /// key itself never appears).
-    pub fn model(&self) -> Result<ModelClient, String> {
-        let cfg = rho_mcp::model::load_model_config(self.config.as_deref(), &self.home)
-            .map_err(|e| e.to_string())?;
-        let key = rho_mcp::model::resolve_key(&cfg, &self.home).map_err(|e| e.to_string())?;
-        ModelClient::new(cfg, key).map_err(|e| format!("Rho's own agent is unavailable: {e}"))
-    }
-
-    /// The selected config's MCP servers and the plugins'.
-    pub fn mcp(&self) -> Result<McpConfig, String> {
-        rho_mcp::config::load_session_config(self.config.as_deref(), &self.home)
-            .map_err(|e| format!("Rho's own agent is unavailable: {e}"))
-    }
-
-    /// How its MCP servers start: the project folder as their root, the eras and OAuth files
-    /// of Rho's home (a server that needs a new authorization fails; nobody can sign in here).
-    fn start_options(&self, workspace: &Path) -> StartOptions {
-        let mut opts = StartOptions::default();
-        let state = self.home.join("state");
-        opts.connect.workspace = Some(workspace.to_path_buf());
-        opts.connect.eras = Some(rho_mcp::eras::EraStore::new(state.join("mcp-eras.json")));
-        opts.connect.oauth.store = Some(state.join("mcp-credentials.json"));
-        opts
-    }
-}
 
 /// A fact only Rho's own agent reports, for the turn to journal under its message.
 #[derive(Debug)]
@@ -303,27 +241,7 @@ impl NativeLive {
                 };
                 let update = json!({"sessionUpdate": "tool_call_update", "toolCallId": step.id, "status": status});
                 let changed = self.message.fold(&update, now, &self.limits);
-                let start = self.started.remove(&step.id);
-                let (server, operation) = match start.as_ref().map(|s| &s.source) {
-                    Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
-                    Some(ToolSource::Project { operation }) => (None, Some(operation.clone())),
-                    _ => (None, None),
-                };
-                let input = start
-                    .as_ref()
-                    .map(|s| s.input.to_string())
-                    .unwrap_or_default();
-                let call = CallRecord {
-                    id: step.id.clone(),
-                    name: start.map(|s| s.name).unwrap_or_default(),
-                    server,
-                    operation,
-                    input: bounded(&input, CARD_BYTES).0,
-                    output: bounded(&step.text, CARD_BYTES).0,
-                    is_error: step.is_error,
-                    cancelled: step.cancelled,
-                    duration_ms: step.duration_ms,
-                };
+                let call = CallRecord::of(&step, self.started.remove(&step.id));
                 // The image is journaled before the card that shows it.
                 let notes = stored
                     .map(Note::Imaged)
@@ -457,27 +375,4 @@ impl Drop for NativeLive {
             );
         }
     }
-}
-
-/// The project tools of a grant's connection file.
-async fn project_tools(file: &Path) -> Result<Arc<dyn ProjectTools>, String> {
-    let adapter = rho_mcp::adapter::open(file, rho_mcp::adapter::limits::Limits::default())
-        .map_err(|e| {
-            format!(
-                "Rho's own agent could not open its grant {}: {e}",
-                file.display()
-            )
-        })?;
-    let tools = GrantTools::load(Arc::new(adapter), PROJECT_OUTPUT_BYTES)
-        .await
-        .map_err(|e| format!("Rho's own agent could not list its project tools: {e}"))?;
-    Ok(Arc::new(tools))
-}
-
-/// A process's command line (`/proc/<pid>/cmdline`, NUL-separated), if it runs.
-pub fn cmdline(pid: i32) -> Option<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .ok()
-        .filter(|c| !c.is_empty())
-        .map(|c| String::from_utf8_lossy(&c).into_owned())
 }
