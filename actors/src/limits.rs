@@ -75,6 +75,9 @@ limits_group!(
         max_compared_files: u64 = 10_000,
         max_agent_turns: Option<u64> = None,
         turn_wall_ms: Option<u64> = None,
+        /// Milliseconds a session of Rho's own agent stays open with nothing asked of it (no
+        /// message, no palette read); then its MCP servers close in order (0: never).
+        rho_idle_ms: u64 = 30 * 60 * 1000,
         /// Bytes one message keeps: the person's text (a longer one is refused), and the
         /// Agent's text with its steps (a full one gives up commands' output, then cuts text).
         max_message_bytes: u64 = 256 * KIB,

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub const JOURNAL_ENTITY: &str = "journal";
 
 /// Bumped whenever [`ProjectState`]'s encoding changes; older snapshots are then ignored.
-pub const STATE_FORMAT: u32 = 11;
+pub const STATE_FORMAT: u32 = 12;
 
 /// Declares [`ProjectState`]: the seq, the project entity, then each owner's states as the owner
 /// table lists them (`owner_table.rs`). The field order is the snapshot encoding (bincode writes

@@ -48,6 +48,9 @@ await inChromium(failures, async (browser) => {
   check((await integer.inputValue()) === "42", "the integer's default is pre-filled");
   check((await form().getByLabel("Titled Single Select Enum", { exact: true }).inputValue()) === "hero-1", "a choice's default is chosen");
   check(await form().getByRole("checkbox", { name: "Guitar" }).isChecked(), "a multi-choice default is ticked");
+  // Top-down in the order the server's schema lists its properties (not sorted by name).
+  facts.field_order = await form().locator("[data-field]").evaluateAll((els) => els.map((e) => e.getAttribute("data-field")));
+  check(facts.field_order.slice(0, 6).join(",") === "name,check,firstLine,email,homepage,birthdate", `the fields keep the schema's order: ${facts.field_order}`);
   facts.help = await form().locator(".cv-help").first().textContent();
   check((await form().textContent()).includes("maximum: 100"), "the constraints are shown as help");
   await axe(page, "form_1600");

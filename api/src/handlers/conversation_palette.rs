@@ -1,7 +1,7 @@
 //! The composer's palettes for a conversation of Rho's own agent, read on its live session's MCP
 //! runtime: `conversation.prompts` (slash commands), `conversation.resources` (the `@`
 //! palette), `conversation.complete` (a server's suggestions for what is being typed),
-//! `conversation.image` (a call card's image while the session holds it), and the
+//! `conversation.image` (a call card's stored image), and the
 //! check a send makes of a `/mcp:` line first (a missing required argument is named and nothing
 //! is journaled).
 
@@ -12,7 +12,9 @@ use crate::envelope::{ApiError, Code};
 use crate::ops::{Ctx, DuplicateOperation, OpTable};
 use actix::Addr;
 use rho_actors::agent::conversation::native_input::{check_prompt, RESOURCE_TOKEN};
-use rho_actors::agent::conversation::surfaces::{ConversationImage, ConversationRuntime};
+use rho_actors::agent::conversation::surfaces::{
+    ConversationImage, ConversationRuntime, RuntimeAnswer,
+};
 use rho_actors::agent::conversation::surfaces_contract::{
     CompleteReply, CompleteRequest, ImageReply, ImageRequest, PaletteRequest, PromptArgView,
     PromptView, PromptsReply, ResourceView, ResourcesReply,
@@ -29,15 +31,31 @@ const RESOURCE_ROWS: usize = 50;
 /// How long a suggestion may take before the palette is left empty.
 const COMPLETE_WAIT: Duration = Duration::from_secs(5);
 
+/// The conversation's live MCP runtime; a conversation of Rho's own agent without a driver
+/// (Rho restarted) gets one, which opens its session without a message.
 async fn runtime(
+    s: &Services,
     p: &Addr<ProjectActor>,
+    project_id: &str,
     conversation: Uuid,
 ) -> Result<Option<Arc<McpRuntime>>, ApiError> {
-    Ok(p.send(ConversationRuntime {
-        conversation_id: conversation,
-    })
-    .await
-    .map_err(mailbox)??)
+    let ask = |setup| {
+        p.send(ConversationRuntime {
+            conversation_id: conversation,
+            setup,
+        })
+    };
+    if let RuntimeAnswer::Live(rt) = ask(None).await.map_err(mailbox)?? {
+        return Ok(rt);
+    }
+    let Some(setup) = super::conversations::palette_setup(s, p, project_id, conversation).await?
+    else {
+        return Ok(None);
+    };
+    match ask(Some(setup)).await.map_err(mailbox)?? {
+        RuntimeAnswer::Live(rt) => Ok(rt),
+        RuntimeAnswer::NoDriver => Ok(None),
+    }
 }
 
 async fn live(
@@ -48,20 +66,23 @@ async fn live(
 ) -> Result<Option<Arc<McpRuntime>>, ApiError> {
     let id = parse_id("conversationId", conversation_id)?;
     let p = project(s, ctx, project_id).await?;
-    runtime(&p, id).await
+    runtime(s, &p, project_id, id).await
 }
 
-/// A send's `/mcp:` line checked against the live session's prompts: `invalid` naming what is
-/// wrong. Without a live session the turn itself fetches (and names a missing argument).
+/// A send's `/mcp:` line checked against the live session's prompts (opened for the check
+/// when none runs): `invalid` naming what is wrong. Without a session the turn itself fetches
+/// (and names a missing argument).
 pub(super) async fn check_send(
+    s: &Services,
     p: &Addr<ProjectActor>,
+    project_id: &str,
     conversation: Uuid,
     text: &str,
 ) -> Result<(), ApiError> {
     if !text.starts_with("/mcp:") {
         return Ok(());
     }
-    match runtime(p, conversation).await? {
+    match runtime(s, p, project_id, conversation).await? {
         Some(rt) => check_prompt(&rt, text)
             .map_err(|why| ApiError::new(Code::Invalid, why, json!({"field": "text"}))),
         None => Ok(()),
@@ -188,7 +209,7 @@ pub(super) fn register(
             async move {
                 let id = parse_id("conversationId", &req.conversation_id)?;
                 let p = project(&s, &ctx, &req.project_id).await?;
-                let image = p
+                let (stored, image) = p
                     .send(ConversationImage {
                         conversation_id: id,
                         step_id: req.step_id,
@@ -199,6 +220,7 @@ pub(super) fn register(
                 Ok::<ImageReply, ApiError>(ImageReply {
                     mime_type: image.mime_type,
                     data: image.data,
+                    sha256: stored.sha256,
                 })
             }
         },

@@ -138,6 +138,33 @@ fn driver_setup(
     }
 }
 
+/// The setup a driver of Rho's own agent is started with for the panel's palettes when none
+/// runs (Rho restarted): `None` for another backend, a removed conversation, or a model that is
+/// not configured (the palettes then answer `live: false`).
+pub(super) async fn palette_setup(
+    s: &Services,
+    p: &actix::Addr<rho_actors::project_actor::ProjectActor>,
+    project_id: &str,
+    id: Uuid,
+) -> Result<Option<Setup>, ApiError> {
+    let c = setup(s)?;
+    let state = p
+        .send(ReadConversation {
+            conversation_id: id,
+        })
+        .await
+        .map_err(mailbox)??;
+    let Some(info) = state.info.as_ref() else {
+        return Ok(None);
+    };
+    if info.backend != Backend::Rho || state.removed.is_some() || check(c, info.backend).is_err() {
+        return Ok(None);
+    }
+    let pid = super::services::project_id("projectId", project_id)?;
+    let mcp = grant(s, pid, id).await?;
+    Ok(Some(driver_setup(c, Backend::Rho, mcp, info.mode.clone())))
+}
+
 fn original(
     ctx: &Ctx,
     change_id: &str,
@@ -261,7 +288,7 @@ async fn send(s: &Services, ctx: &Ctx, req: SendRequest) -> Result<MessageReply,
     let backend = info.backend;
     check(c, backend)?;
     if backend == Backend::Rho {
-        super::conversation_palette::check_send(&p, id, &req.text).await?;
+        super::conversation_palette::check_send(s, &p, &req.project_id, id, &req.text).await?;
     }
     let mcp = grant(s, pid, id).await?;
     let (state, message_id) = p

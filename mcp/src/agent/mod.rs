@@ -22,4 +22,4 @@ pub use ledger::{Ledger, Spend, Totals, MCP_SAMPLING, TURN};
 pub use project::{GrantTools, ProjectOutcome, ProjectTools};
 pub use prompt::SYSTEM_PROMPT;
 pub use session::{AgentError, NativeSession, NativeSetup, DEFAULT_MAX_STEPS};
-pub use surfaces::{Doctor, McpHealth, ProviderHealth};
+pub use surfaces::{attach_resource, resolve_line, Doctor, McpHealth, ProviderHealth};

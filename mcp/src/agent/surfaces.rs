@@ -8,6 +8,7 @@ use crate::cli::report::{configured_report, live_report, ServerReport, Status};
 use crate::client::config::EntryState;
 use crate::client::prompts::{PromptCommand, PromptError};
 use crate::client::resources::{Attachment, ResourceEntry};
+use crate::client::runtime::McpRuntime;
 use crate::model::Part;
 
 use super::session::{AgentError, NativeSession};
@@ -100,32 +101,14 @@ impl NativeSession {
         }
     }
 
-    /// What a typed line becomes as the turn's input: a `/mcp:<server>:<prompt> args` command is
-    /// parsed (a missing required argument is named and nothing is sent) and fetched with
-    /// `prompts/get` into one user message; any other text is itself.
+    /// What a typed line becomes as the turn's input ([`resolve_line`] on this session's
+    /// servers).
     pub async fn resolve(
         &self,
         line: &str,
         cancel: CancellationToken,
     ) -> Result<Vec<Part>, AgentError> {
-        if !line.starts_with("/mcp:") {
-            return Ok(vec![Part::Text(line.to_owned())]);
-        }
-        let Some(rt) = &self.runtime else {
-            return Err(AgentError::Prompt(
-                "no MCP server is running in this session, so there are no /mcp: prompts"
-                    .to_owned(),
-            ));
-        };
-        match rt.run_prompt_command(line, cancel).await {
-            Ok(text) => Ok(vec![Part::Text(text)]),
-            Err(PromptError::Args(e)) => {
-                let (_, prompt, _) =
-                    crate::client::prompts::parse_command(line).unwrap_or(("", "", ""));
-                Err(AgentError::Prompt(format!("/mcp: prompt `{prompt}`: {e}")))
-            }
-            Err(e) => Err(AgentError::Prompt(e.to_string())),
-        }
+        resolve_line(self.runtime.as_deref(), line, cancel).await
     }
 
     /// Changes after a server re-listed its tools, prompts or resources (the panel re-reads
@@ -142,22 +125,14 @@ impl NativeSession {
             .unwrap_or_default()
     }
 
-    /// Reads a resource into a message part: text as `[resource <uri>]` and its body (capped
-    /// by `max_output_bytes`), a single image as an image for the model. Cancel it with `cancel`.
+    /// Reads a resource into a message part ([`attach_resource`] on this session's servers).
     pub async fn attach(
         &self,
         server: &str,
         uri: &str,
         cancel: CancellationToken,
     ) -> Result<Part, AgentError> {
-        let rt = self.runtime.as_ref().ok_or(AgentError::NoServers)?;
-        match rt.read_resource(server, uri, cancel).await {
-            Ok(Attachment::Text(t)) => Ok(Part::Text(format!("[resource {uri}]\n{t}"))),
-            Ok(Attachment::Image { mime_type, data }) => Ok(Part::Image { mime_type, data }),
-            Err(e) => Err(AgentError::Resource(format!(
-                "reading {uri} from {server} failed: {e}"
-            ))),
-        }
+        attach_resource(self.runtime.as_deref(), server, uri, cancel).await
     }
 
     /// `/mcp`: every configured entry, live where this session started it.
@@ -207,5 +182,51 @@ impl NativeSession {
                 failed,
             },
         }
+    }
+}
+
+/// What a typed line becomes as the turn's input: a `/mcp:<server>:<prompt> args` command is
+/// parsed (a missing required argument is named and nothing is sent) and fetched with
+/// `prompts/get` into one user message; any other text is itself. Cancel it with `cancel` (the
+/// server is sent the era's cancellation). On a shared runtime, so it can run in its own task.
+pub async fn resolve_line(
+    rt: Option<&McpRuntime>,
+    line: &str,
+    cancel: CancellationToken,
+) -> Result<Vec<Part>, AgentError> {
+    if !line.starts_with("/mcp:") {
+        return Ok(vec![Part::Text(line.to_owned())]);
+    }
+    let Some(rt) = rt else {
+        return Err(AgentError::Prompt(
+            "no MCP server is running in this session, so there are no /mcp: prompts".to_owned(),
+        ));
+    };
+    match rt.run_prompt_command(line, cancel).await {
+        Ok(text) => Ok(vec![Part::Text(text)]),
+        Err(PromptError::Args(e)) => {
+            let (_, prompt, _) =
+                crate::client::prompts::parse_command(line).unwrap_or(("", "", ""));
+            Err(AgentError::Prompt(format!("/mcp: prompt `{prompt}`: {e}")))
+        }
+        Err(e) => Err(AgentError::Prompt(e.to_string())),
+    }
+}
+
+/// Reads a resource into a message part: text as `[resource <uri>]` and its body (capped by
+/// `max_output_bytes`), a single image as an image for the model. Cancel it with `cancel`.
+pub async fn attach_resource(
+    rt: Option<&McpRuntime>,
+    server: &str,
+    uri: &str,
+    cancel: CancellationToken,
+) -> Result<Part, AgentError> {
+    let rt = rt.ok_or(AgentError::NoServers)?;
+    match rt.read_resource(server, uri, cancel).await {
+        Ok(Attachment::Text(t)) => Ok(Part::Text(format!("[resource {uri}]\n{t}"))),
+        Ok(Attachment::Image { mime_type, data }) => Ok(Part::Image { mime_type, data }),
+        Err(e) => Err(AgentError::Resource(format!(
+            "reading {uri} from {server} failed: {e}"
+        ))),
     }
 }

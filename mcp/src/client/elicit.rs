@@ -86,9 +86,27 @@ fn kind_of(p: &Value) -> Option<FieldKind> {
     }
 }
 
-/// The form for a schema; `None` when it cannot be rendered whole (no properties, an enum
+/// A request as wire JSON, and its schema's property names in the order the server sent them
+/// (rmcp keeps that order; a `serde_json` map sorts its keys, so it travels beside the JSON).
+pub fn wire_params(request: &rmcp::model::ElicitRequestParams) -> (Value, Vec<String>) {
+    let order = match request {
+        rmcp::model::ElicitRequestParams::FormElicitationParams {
+            requested_schema, ..
+        } => requested_schema.property_order.clone().unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    (serde_json::to_value(request).unwrap_or_default(), order)
+}
+
+/// The form for a schema, its fields in `order` (the server's property order; names it does
+/// not list follow by name); `None` when it cannot be rendered whole (no properties, an enum
 /// with no values, an unknown field type).
-pub fn question_from_schema(server: &str, message: &str, schema: &Value) -> Option<Question> {
+pub fn question_from_schema(
+    server: &str,
+    message: &str,
+    schema: &Value,
+    order: &[String],
+) -> Option<Question> {
     let props = schema["properties"].as_object().filter(|p| !p.is_empty())?;
     let required: Vec<&str> = schema["required"]
         .as_array()
@@ -96,8 +114,13 @@ pub fn question_from_schema(server: &str, message: &str, schema: &Value) -> Opti
         .flatten()
         .filter_map(Value::as_str)
         .collect();
+    let listed = order
+        .iter()
+        .filter_map(|n| props.get_key_value(n.as_str()))
+        .collect::<Vec<_>>();
+    let rest = props.iter().filter(|(n, _)| !order.contains(n));
     let mut fields = Vec::new();
-    for (name, p) in props {
+    for (name, p) in listed.into_iter().chain(rest) {
         let kind = kind_of(p)?;
         if let FieldKind::Choice { options, .. } = &kind {
             if options.is_empty() {
@@ -183,7 +206,7 @@ pub fn type_answers(
 pub async fn elicit(
     policies: &Policies,
     server: &str,
-    params: &Value,
+    (params, order): (&Value, &[String]),
     budget: Option<&Budget>,
 ) -> Outcome {
     let Some(responder) = &policies.responder else {
@@ -193,7 +216,8 @@ pub async fn elicit(
         return Outcome::Decline;
     }
     let message = params["message"].as_str().unwrap_or("");
-    let Some(question) = question_from_schema(server, message, &params["requestedSchema"]) else {
+    let Some(question) = question_from_schema(server, message, &params["requestedSchema"], order)
+    else {
         return Outcome::Decline;
     };
     let _paused = budget.map(Budget::pause);
@@ -246,7 +270,7 @@ mod tests {
 
     #[test]
     fn schema_maps_to_fields_with_help_and_defaults() {
-        let q = question_from_schema("srv", "Who?", &schema()).unwrap();
+        let q = question_from_schema("srv", "Who?", &schema(), &[]).unwrap();
         let f = |n: &str| q.fields.iter().find(|f| f.name == n).unwrap().clone();
         assert_eq!(f("name").help.as_deref(), Some("minLength: 2"));
         assert!(f("name").required);
@@ -268,7 +292,7 @@ mod tests {
 
     #[test]
     fn answers_keep_their_json_types() {
-        let q = question_from_schema("srv", "Who?", &schema()).unwrap();
+        let q = question_from_schema("srv", "Who?", &schema(), &[]).unwrap();
         let mut a = ans(&[
             ("name", "Ada"),
             ("age", "36"),
@@ -288,7 +312,7 @@ mod tests {
 
     #[test]
     fn untypable_or_missing_answers_decline() {
-        let q = question_from_schema("srv", "Who?", &schema()).unwrap();
+        let q = question_from_schema("srv", "Who?", &schema(), &[]).unwrap();
         assert_eq!(
             type_answers(&q, &ans(&[("name", "Ada"), ("age", "3.5")])),
             None
@@ -307,17 +331,40 @@ mod tests {
     #[test]
     fn unrenderable_schemas_are_declined_whole() {
         assert!(
-            question_from_schema("s", "m", &json!({"type": "object", "properties": {}})).is_none()
+            question_from_schema("s", "m", &json!({"type": "object", "properties": {}}), &[])
+                .is_none()
         );
         assert!(question_from_schema(
             "s",
             "m",
-            &json!({"properties": {"x": {"type": "string", "enum": []}}})
+            &json!({"properties": {"x": {"type": "string", "enum": []}}}),
+            &[]
         )
         .is_none());
-        assert!(
-            question_from_schema("s", "m", &json!({"properties": {"x": {"type": "object"}}}))
-                .is_none()
-        );
+        assert!(question_from_schema(
+            "s",
+            "m",
+            &json!({"properties": {"x": {"type": "object"}}}),
+            &[]
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn fields_keep_the_servers_property_order() {
+        let raw = r#"{"mode": "form", "message": "Who?", "requestedSchema": {"type": "object",
+            "properties": {"zeta": {"type": "string"}, "alpha": {"type": "integer"},
+            "mid": {"type": "boolean"}}, "required": ["alpha"]}}"#;
+        let request: rmcp::model::ElicitRequestParams = serde_json::from_str(raw).unwrap();
+        let (params, order) = wire_params(&request);
+        assert_eq!(order, ["zeta", "alpha", "mid"]);
+        let q = question_from_schema("s", "m", &params["requestedSchema"], &order).unwrap();
+        let names: Vec<&str> = q.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["zeta", "alpha", "mid"]);
+        // Without an order (or a name it does not list) the rest follow by name.
+        let q =
+            question_from_schema("s", "m", &params["requestedSchema"], &["mid".into()]).unwrap();
+        let names: Vec<&str> = q.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["mid", "alpha", "zeta"]);
     }
 }

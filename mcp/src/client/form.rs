@@ -183,6 +183,7 @@ mod tests {
                 "colour": {"type": "string", "enum": ["r", "g"]},
                 "tags": {"type": "array", "maxItems": 1, "items": {"enum": ["a", "b"]}}
             }, "required": ["name", "age"]}),
+            &[],
         )
         .unwrap()
     }

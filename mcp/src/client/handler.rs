@@ -196,7 +196,7 @@ impl rmcp::ClientHandler for RhoClient {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        let params = serde_json::to_value(&request).unwrap_or_default();
+        let (params, order) = crate::client::elicit::wire_params(&request);
         // Legacy era: the request names no call, so answer only with exactly one in flight.
         let outcome = match self.opts.inflight.single() {
             None => crate::client::elicit::Outcome::Decline,
@@ -204,7 +204,7 @@ impl rmcp::ClientHandler for RhoClient {
                 let o = crate::client::elicit::elicit(
                     &self.opts.policies,
                     &self.opts.server_id,
-                    &params,
+                    (&params, &order),
                     Some(&budget),
                 )
                 .await;

@@ -152,8 +152,9 @@ pub(crate) async fn fulfil_input_requests(
                 }
                 // Modern era: the question arrived inside this call's result, so the
                 // association is exact.
-                let params = serde_json::to_value(&req.params).unwrap_or_default();
-                let outcome = elicit(&live.policies, &server, &params, Some(budget)).await;
+                let (params, order) = crate::client::elicit::wire_params(&req.params);
+                let outcome =
+                    elicit(&live.policies, &server, (&params, &order), Some(budget)).await;
                 if outcome == Outcome::Cancel {
                     cancel.cancel();
                     return Err(CallError::Cancelled);

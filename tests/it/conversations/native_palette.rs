@@ -4,10 +4,13 @@
 //! with arguments becoming the turn; its resources for the `@` palette (templates with
 //! suggestions), one attached to a message by its token, and one that cannot be read ending
 //! the message before any model request; an image result shown on its card (`conversation.image`)
-//! while the model read only its descriptor.
+//! while the model read only its descriptor, stored by its digest and served again after a
+//! restart; after a restart, the palettes opening the session
+//! without a message, whose first send is still given the earlier messages.
 
 use super::native_questions::everything;
 use crate::support::conversations::ConvEnv;
+use base64::Engine;
 use serde_json::{json, Value};
 
 fn ok(c: &ConvEnv, op: &str, body: Value) -> Value {
@@ -147,8 +150,8 @@ fn an_at_resource_is_found_attached_and_a_failed_read_ends_the_message_first() {
 }
 
 #[test]
-fn an_image_result_is_shown_on_its_card_and_the_model_reads_its_descriptor() {
-    let (c, conv, tools) = crate::support::conversations::everything_env("native-image");
+fn an_image_result_is_shown_on_its_card_stored_and_served_after_a_restart() {
+    let (mut c, conv, tools) = crate::support::conversations::everything_env("native-image");
     let tiny = crate::support::conversations::exported(&tools, "get-tiny-image");
     let sent = c.send(&conv, "i1", &format!("[[tool: {tiny}]]"));
     let m = c.wait_end(&conv, sent["messageId"].as_str().unwrap());
@@ -164,6 +167,15 @@ fn an_image_result_is_shown_on_its_card_and_the_model_reads_its_descriptor() {
     let data = image["data"].as_str().unwrap();
     assert!(data.len() > 100, "{image}");
     assert!(!c.model_saw().contains(data), "never base64 to the model");
+    // Stored in the project's content-addressed store under the digest of its bytes.
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap();
+    assert_eq!(&bytes[1..4], b"PNG", "the decoded image");
+    let digest = image["sha256"].as_str().unwrap().to_string();
+    assert_eq!(digest, crate::support::sha256_hex(&bytes));
+    let stored = c.env.dir.join(".rho/store/sha256").join(&digest);
+    assert_eq!(std::fs::read(&stored).unwrap(), bytes);
     let (status, e) = c.env.local(
         "conversation.image",
         json!({"conversationId": conv, "stepId": "no-such-step"}),
@@ -173,4 +185,44 @@ fn an_image_result_is_shown_on_its_card_and_the_model_reads_its_descriptor() {
         (404, Some("not_found")),
         "{e}"
     );
+    // After a kill -9 and a restart (no session runs) the card's image is served the same.
+    c.restart();
+    let again = ok(
+        &c,
+        "conversation.image",
+        json!({"conversationId": conv, "stepId": step["stepId"]}),
+    );
+    assert_eq!(again, image);
+}
+
+#[test]
+fn after_a_restart_the_palettes_open_the_session_and_the_first_send_keeps_the_history() {
+    let (mut c, conv, _) = crate::support::conversations::everything_env("native-reopen");
+    c.restart();
+    let asked = c.mock.requests().len();
+    // No message is sent: the palette starts the driver, which opens the session.
+    let listed = ok(&c, "conversation.prompts", json!({"conversationId": conv}));
+    assert_eq!(listed["live"], true, "{listed}");
+    assert!(
+        listed["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["command"] == "/mcp:ev:args-prompt"),
+        "{listed}"
+    );
+    let found = ok(
+        &c,
+        "conversation.resources",
+        json!({"conversationId": conv}),
+    );
+    assert_eq!(found["live"], true, "{found}");
+    assert!(
+        !found["resources"].as_array().unwrap().is_empty(),
+        "{found}"
+    );
+    assert_eq!(c.mock.requests().len(), asked, "no model request");
+    assert_eq!(messages(&c, &conv), 1, "nothing journaled as a message");
+    // The first message in that session is still given the earlier messages.
+    crate::support::conversations::sends_given_the_history(&c, &conv, "after");
 }

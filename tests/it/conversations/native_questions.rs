@@ -71,6 +71,25 @@ fn a_form_is_accepted_declined_and_cancelled_through_the_panels_operations() {
         (&json!("integer"), &json!(42), &json!(1.0), &json!(100.0))
     );
     assert_eq!(field("name")["required"], true);
+    // The fields come in the order the server's schema lists them (not sorted by name).
+    let names: Vec<&str> = q["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["name"].as_str())
+        .collect();
+    assert_eq!(
+        names[..6],
+        [
+            "name",
+            "check",
+            "firstLine",
+            "email",
+            "homepage",
+            "birthdate"
+        ],
+        "{q}"
+    );
     assert_eq!(field("untitledMultipleSelectEnum")["kind"], "multi");
     assert_eq!(
         field("titledSingleSelectEnum")["options"][1]["label"],

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Process ids whose command line contains `needle`.
-fn running(needle: &str) -> Vec<i32> {
+pub(super) fn running(needle: &str) -> Vec<i32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {

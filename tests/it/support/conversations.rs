@@ -394,3 +394,18 @@ pub fn exported(tools: &[Value], name: &str) -> String {
         .unwrap_or_else(|| panic!("{name} is offered: {tools:?}"))
         .to_string()
 }
+
+/// Sends "Say hello again" to a conversation whose first message was "Say hello" and whose
+/// session was opened anew (restart, idle close): the model is given that earlier message first.
+pub fn sends_given_the_history(c: &ConvEnv, conversation: &str, change_id: &str) {
+    let sent = c.send(conversation, change_id, "Say hello again");
+    let m = c.wait_end(conversation, sent["messageId"].as_str().unwrap());
+    assert_eq!(m["stopReason"], "end_turn", "{m}");
+    let last = c.mock.requests().last().cloned().unwrap();
+    assert!(
+        last["body"]
+            .to_string()
+            .contains("The person wrote: Say hello\\n"),
+        "the summary of the earlier messages came first: {last}"
+    );
+}

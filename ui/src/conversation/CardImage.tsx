@@ -1,4 +1,4 @@
-//! The image a call of Rho's own agent returned, shown on its card: read from the service while the conversation's session holds it (the model only read its descriptor), shown through a blob URL and let go when the card goes; nothing when it is no longer held.
+//! The image a call of Rho's own agent returned, shown on its card: read from the service, which stored it by its digest when the call ended (the model only read its descriptor), shown through a blob URL and let go when the card goes; nothing when none was stored.
 
 import { useEffect, useState } from "react";
 import { callConversation } from "./ops";

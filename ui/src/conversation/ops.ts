@@ -205,7 +205,7 @@ export interface ConversationOps {
     req: P<{ conversationId: string; server: string; prompt?: string | null; uriTemplate?: string | null; argument: string; value: string; others?: Record<string, string> | null }>;
     res: { values: string[] };
   };
-  "conversation.image": { req: P<{ conversationId: string; stepId: string }>; res: { mimeType: string; data: string } };
+  "conversation.image": { req: P<{ conversationId: string; stepId: string }>; res: { mimeType: string; data: string; sha256: string } };
   "conversation.question": { req: P<{ conversationId: string; requestId: string }>; res: { question: Question } };
   "conversation.answer": {
     req: P<{ conversationId: string; requestId: string; action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> | null }>;

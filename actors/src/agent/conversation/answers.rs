@@ -122,10 +122,6 @@ pub(super) fn control(
             let _ = done.send(s.runtime());
             None
         }
-        Control::Image { step_id, done } => {
-            let _ = done.send(s.image(&step_id));
-            None
-        }
         Control::Stop { done } => {
             if t.waiters.is_empty() && t.limit.is_none() {
                 cancel(s, t, facts);

@@ -49,11 +49,6 @@ pub enum Control {
     Runtime {
         done: oneshot::Sender<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>>,
     },
-    /// The image a call card of Rho's own agent shows (`None`: not held).
-    Image {
-        step_id: String,
-        done: oneshot::Sender<Option<rho_mcp::render::ImageAsset>>,
-    },
     /// The details of an open form or sampling question (`None`: not open).
     Question {
         request_id: String,
@@ -82,11 +77,13 @@ pub trait Port: Send + Sync + 'static {
     fn reload(&self) -> Answer<()>;
 }
 
-/// The step and wall-time caps of a message (`conversations.maxAgentTurns`, `turnWallMs`).
+/// The step and wall-time caps of a message (`conversations.maxAgentTurns`, `turnWallMs`), and
+/// how long an idle session of Rho's own agent stays open (`rhoIdleMs`; 0: no limit).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TurnLimits {
     pub max_agent_turns: Option<u64>,
     pub turn_wall_ms: Option<u64>,
+    pub rho_idle_ms: u64,
 }
 
 impl From<&crate::limits::ConversationLimits> for TurnLimits {
@@ -94,6 +91,7 @@ impl From<&crate::limits::ConversationLimits> for TurnLimits {
         TurnLimits {
             max_agent_turns: l.max_agent_turns,
             turn_wall_ms: l.turn_wall_ms,
+            rho_idle_ms: l.rho_idle_ms,
         }
     }
 }
@@ -160,14 +158,6 @@ impl Live {
                 .prompt(text)
                 .map_err(|e| ("agent_unavailable", e.to_string())),
             Live::Native(s) => s.prompt(text, history).await,
-        }
-    }
-
-    /// A call card's image of Rho's own agent's session.
-    pub(super) fn image(&self, step: &str) -> Option<rho_mcp::render::ImageAsset> {
-        match self {
-            Live::Native(s) => s.image(step),
-            _ => None,
         }
     }
 

@@ -4,7 +4,8 @@
 //!
 //! A lost transport ends the message `unknown` and the session; the next prompt opens the
 //! Agent session again with `session/load`, and where that fails the conversation needs a
-//! choice. Nothing is ever sent twice.
+//! choice. Nothing is ever sent twice. A driver of Rho's own agent also opens its session for
+//! the panel's palettes, without a message (decision 0811).
 
 use super::cli::{CliSession, CliSetup};
 use super::control::{ended, needs_choice, Live};
@@ -30,7 +31,23 @@ pub fn spawn(setup: Setup, port: Arc<dyn Port>) -> mpsc::UnboundedSender<Control
 
 async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedReceiver<Control>) {
     let mut session: Option<Live> = None;
-    while let Some(control) = rx.recv().await {
+    // A session of Rho's own agent opened for the panel's palettes, before any message: the
+    // first message it takes is still given the history summary.
+    let mut fresh = false;
+    loop {
+        let control = match idle_or_next(&mut session, &setup, &mut rx).await {
+            Next::Control(c) => c,
+            Next::Closed => break,
+            // The idle session closed: the next message or palette read opens a new one.
+            Next::Idle => {
+                fresh = false;
+                let closed = vec![ConversationEvent::Servers { groups: Vec::new() }];
+                if !port.learn(closed).await {
+                    break;
+                }
+                continue;
+            }
+        };
         let Control::Prompt {
             message_id,
             text,
@@ -43,17 +60,33 @@ async fn run(mut setup: Setup, port: Arc<dyn Port>, mut rx: mpsc::UnboundedRecei
                     let _ = done.send(session.as_ref().and_then(Live::mcp_report));
                 }
                 Control::Runtime { done } => {
+                    if session.is_none() && setup.backend == Backend::Rho {
+                        match open_native(&setup).await {
+                            Ok((s, facts)) => {
+                                setup.resume = Some(s.session_id().to_string());
+                                session = Some(s);
+                                fresh = true;
+                                if !port.learn(facts).await {
+                                    break;
+                                }
+                            }
+                            Err(why) => {
+                                tracing::warn!(target: "rho::agent::conversation", %why, "Rho's own agent could not open a session for the palettes");
+                            }
+                        }
+                    }
                     let _ = done.send(session.as_ref().and_then(Live::runtime));
-                }
-                Control::Image { step_id, done } => {
-                    let _ = done.send(session.as_ref().and_then(|s| s.image(&step_id)));
                 }
                 other => refuse_idle(other),
             }
             continue;
         };
         // The summary a newly opened session of Rho's own agent is given before the text.
-        let mut given = None;
+        let mut given = if std::mem::take(&mut fresh) {
+            history.clone()
+        } else {
+            None
+        };
         if session.is_none() {
             setup.resume = resume;
             match open(&setup, &message_id).await {
@@ -117,28 +150,9 @@ async fn open(
     message_id: &str,
 ) -> Result<(Live, Vec<ConversationEvent>), Vec<ConversationEvent>> {
     if setup.backend == Backend::Rho {
-        let started = NativeLive::start(
-            &setup.native,
-            setup.grant_file.as_deref(),
-            &setup.cwd,
-            setup.limits,
-        )
-        .await;
-        return match started {
-            Ok(mut s) => {
-                let facts = vec![
-                    ConversationEvent::Session {
-                        agent_session_id: s.session_id.clone(),
-                        pgid: None,
-                    },
-                    ConversationEvent::Servers {
-                        groups: s.servers().await,
-                    },
-                ];
-                Ok((Live::Native(Box::new(s)), facts))
-            }
-            Err(why) => Err(vec![ended(message_id, "agent_unavailable", why)]),
-        };
+        return open_native(setup)
+            .await
+            .map_err(|why| vec![ended(message_id, "agent_unavailable", why)]);
     }
     if setup.backend == Backend::ClaudeCli {
         let s = CliSession::new(
@@ -185,6 +199,60 @@ async fn open(
     }
 }
 
+/// What the driver waits for.
+enum Next {
+    Control(Control),
+    /// The session of Rho's own agent was idle for `rhoIdleMs` and has closed.
+    Idle,
+    /// The service dropped the driver.
+    Closed,
+}
+
+/// The next control; a session of Rho's own agent that waits longer than `rhoIdleMs` for one
+/// is closed first (its MCP servers in order) and left `None`.
+async fn idle_or_next(
+    session: &mut Option<Live>,
+    setup: &Setup,
+    rx: &mut mpsc::UnboundedReceiver<Control>,
+) -> Next {
+    let idle = Duration::from_millis(setup.turn.rho_idle_ms);
+    let next = |c: Option<Control>| c.map_or(Next::Closed, Next::Control);
+    let Some(Live::Native(s)) = session.as_mut().filter(|_| !idle.is_zero()) else {
+        return next(rx.recv().await);
+    };
+    match tokio::time::timeout(idle, rx.recv()).await {
+        Ok(c) => next(c),
+        Err(_) => {
+            tracing::info!(target: "rho::agent::conversation", session = %s.session_id, "closing an idle session of Rho's own agent");
+            s.shutdown().await;
+            *session = None;
+            Next::Idle
+        }
+    }
+}
+
+/// Opens a session of Rho's own agent (with or without a message): the facts of its session
+/// and MCP server groups to journal, or why it is unavailable.
+async fn open_native(setup: &Setup) -> Result<(Live, Vec<ConversationEvent>), String> {
+    let mut s = NativeLive::start(
+        &setup.native,
+        setup.grant_file.as_deref(),
+        &setup.cwd,
+        setup.limits,
+    )
+    .await?;
+    let facts = vec![
+        ConversationEvent::Session {
+            agent_session_id: s.session_id.clone(),
+            pgid: None,
+        },
+        ConversationEvent::Servers {
+            groups: s.servers().await,
+        },
+    ];
+    Ok((Live::Native(Box::new(s)), facts))
+}
+
 fn refuse_idle(control: Control) {
     match control {
         Control::Answer { done, .. } => {
@@ -200,9 +268,6 @@ fn refuse_idle(control: Control) {
             let _ = done.send(None);
         }
         Control::Runtime { done } => {
-            let _ = done.send(None);
-        }
-        Control::Image { done, .. } => {
             let _ = done.send(None);
         }
         Control::Reply { done, .. } => {

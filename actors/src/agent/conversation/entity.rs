@@ -6,7 +6,7 @@
 
 pub use super::events::ConversationEvent;
 use super::launch::Backend;
-use super::ledger::{CallRecord, Spend};
+use super::ledger::{CallRecord, CardImage, Spend};
 use super::record::{ToolStep, Usage};
 use crate::entity::{CommandContext, Decision, Entity, EventMeta};
 use crate::error::ActorError;
@@ -139,6 +139,8 @@ pub struct Message {
     pub spend: Spend,
     pub retries: Vec<String>,
     pub calls: Vec<CallRecord>,
+    /// Its call cards' stored images (state format 12, decision 0813).
+    pub images: Vec<CardImage>,
 }
 
 /// What a start, send or decide answers (the rest is read from the state). Journaled with the
@@ -260,7 +262,8 @@ impl ConversationEntity {
             | ConversationEvent::Kept { message_id, .. }
             | ConversationEvent::Unknown { message_id, .. }
             | ConversationEvent::Retried { message_id, .. }
-            | ConversationEvent::Called { message_id, .. } => live(message_id),
+            | ConversationEvent::Called { message_id, .. }
+            | ConversationEvent::Imaged { message_id, .. } => live(message_id),
             // Spend is journaled whenever it happened (a sampling request may outlive its turn).
             ConversationEvent::Spent { .. } | ConversationEvent::Servers { .. } => {
                 self.info.is_some()
@@ -301,6 +304,7 @@ fn new_message(original: &Original) -> Message {
         spend: Spend::new(),
         retries: Vec::new(),
         calls: Vec::new(),
+        images: Vec::new(),
     }
 }
 
@@ -534,6 +538,12 @@ impl Entity for ConversationEntity {
                         Some(c) => *c = call.clone(),
                         None => m.calls.push(call.clone()),
                     }
+                }
+            }
+            ConversationEvent::Imaged { message_id, image } => {
+                if let Some(m) = self.message_mut(message_id) {
+                    m.images.retain(|i| i.step_id != image.step_id);
+                    m.images.push(image.clone());
                 }
             }
         }

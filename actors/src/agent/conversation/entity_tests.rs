@@ -1,5 +1,6 @@
 //! The conversation entity's rules: start once, one running message, facts about an ended
-//! message dropped, a crash leaves the running message `unknown`, parts keep the Agent's order.
+//! message dropped, a crash leaves the running message `unknown`, parts keep the Agent's order,
+//! a card keeps one stored image.
 
 use super::entity::*;
 use super::launch::Backend;
@@ -296,4 +297,33 @@ fn the_oldest_messages_go_to_keep_max_messages_and_a_removed_conversation_expire
         expired.to_string().contains("maxConversations"),
         "{expired}"
     );
+}
+
+#[test]
+fn a_cards_stored_image_is_kept_once_per_step_on_its_running_message() {
+    let mut e = started();
+    let image = |sha: &str| ConversationEvent::Imaged {
+        message_id: "m1".into(),
+        image: super::ledger::CardImage {
+            step_id: "t".into(),
+            mime_type: "image/png".into(),
+            sha256: sha.into(),
+            bytes: 3,
+        },
+    };
+    let learn = |events| ConversationCommand::Learn { events };
+    assert_eq!(
+        run(&mut e, learn(vec![image("aa"), image("bb")])).unwrap(),
+        2
+    );
+    let m = e.message("m1").unwrap();
+    assert_eq!(m.images.len(), 1, "one image per step, the last one kept");
+    assert_eq!(m.images[0].sha256, "bb");
+    end(&mut e, "m1");
+    assert_eq!(
+        run(&mut e, learn(vec![image("cc")])).unwrap(),
+        0,
+        "an image of an ended message is dropped"
+    );
+    assert_eq!(e.message("m1").unwrap().images[0].sha256, "bb");
 }

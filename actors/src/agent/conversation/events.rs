@@ -2,7 +2,7 @@
 //! only ever appended.
 
 use super::entity::{Cut, DecisionRecord, Info, KeptFile, Original, Permission};
-use super::ledger::{CallRecord, SpendRecord};
+use super::ledger::{CallRecord, CardImage, SpendRecord};
 use super::record::{ToolStep, Usage};
 use crate::entity::EntityEvent;
 use serde::{Deserialize, Serialize};
@@ -108,6 +108,11 @@ pub enum ConversationEvent {
     Servers {
         groups: Vec<(i32, String)>,
     },
+    /// A call card's image was stored (content-addressed) for the panel (decision 0813).
+    Imaged {
+        message_id: String,
+        image: CardImage,
+    },
 }
 
 impl EntityEvent for ConversationEvent {
@@ -134,6 +139,7 @@ impl EntityEvent for ConversationEvent {
             ConversationEvent::Retried { .. } => "conversation.retried",
             ConversationEvent::Called { .. } => "conversation.called",
             ConversationEvent::Servers { .. } => "conversation.servers",
+            ConversationEvent::Imaged { .. } => "conversation.imaged",
         }
     }
 
@@ -199,6 +205,10 @@ impl EntityEvent for ConversationEvent {
             ConversationEvent::Called { message_id, call } => format!(
                 "message {message_id}: call {} {} ({} ms)",
                 call.id, call.name, call.duration_ms
+            ),
+            ConversationEvent::Imaged { message_id, image } => format!(
+                "message {message_id}: call {} image {} ({} bytes, sha256 {})",
+                image.step_id, image.mime_type, image.bytes, image.sha256
             ),
             other => other.kind().to_string(),
         }

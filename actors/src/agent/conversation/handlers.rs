@@ -120,7 +120,7 @@ async fn peek(
 
 impl ProjectActor {
     /// Where conversation `id`'s driver hands its facts and asks for files and buffers.
-    fn port(&self, me: Addr<ProjectActor>, id: Uuid) -> std::sync::Arc<ServicePort> {
+    pub(super) fn port(&self, me: Addr<ProjectActor>, id: Uuid) -> std::sync::Arc<ServicePort> {
         let limits = self.config_limits();
         std::sync::Arc::new(ServicePort {
             me,
@@ -157,7 +157,9 @@ fn change(event: &ConversationEvent) -> (&'static str, Option<&str>, Option<&str
         | E::Cuts { message_id, .. }
         | E::Kept { message_id, .. } => ("state", Some(message_id), None),
         E::Decided { message_id, .. } => ("decision", Some(message_id), None),
-        E::Called { message_id, .. } => ("step", Some(message_id), None),
+        E::Called { message_id, .. } | E::Imaged { message_id, .. } => {
+            ("step", Some(message_id), None)
+        }
         E::Retried { message_id, .. } => ("state", Some(message_id), None),
         E::Spent { message_id, .. } => ("state", message_id.as_deref(), None),
         E::Session { .. }

@@ -1,8 +1,9 @@
 //! What Rho's own agent (backend `rho`) journals beyond text and steps: the usage ledger (one
 //! entry per model request, by purpose), retries announced while a request is sent again, and
-//! each tool call's card details (server, duration, raw input and output), and how they fold
-//! into a message and the conversation's totals.
+//! each tool call's card details (server, duration, raw input and output), the reference to a
+//! card's stored image, and how they fold into a message and the conversation's totals.
 
+use rho_mcp::agent::{StepEnd, StepStart, ToolSource};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -61,6 +62,48 @@ pub struct CallRecord {
     pub is_error: bool,
     pub cancelled: bool,
     pub duration_ms: u64,
+}
+
+/// Bytes of a call's raw input and of its output kept on its card.
+const CARD_BYTES: usize = 16 * 1024;
+
+impl CallRecord {
+    /// The card of a finished call: where its tool came from (`start`), its input and output
+    /// bounded to 16 KiB each.
+    pub fn of(step: &StepEnd, start: Option<StepStart>) -> CallRecord {
+        let (server, operation) = match start.as_ref().map(|s| &s.source) {
+            Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
+            Some(ToolSource::Project { operation }) => (None, Some(operation.clone())),
+            _ => (None, None),
+        };
+        let input = start
+            .as_ref()
+            .map(|s| s.input.to_string())
+            .unwrap_or_default();
+        CallRecord {
+            id: step.id.clone(),
+            name: start.map(|s| s.name).unwrap_or_default(),
+            server,
+            operation,
+            input: bounded(&input, CARD_BYTES).0,
+            output: bounded(&step.text, CARD_BYTES).0,
+            is_error: step.is_error,
+            cancelled: step.cancelled,
+            duration_ms: step.duration_ms,
+        }
+    }
+}
+
+/// A call card's image, kept in the project's content-addressed store (`.rho/store/sha256/`)
+/// so it outlives the session (decision 0813): the step it belongs to and the stored bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CardImage {
+    /// The step id (the model's call id) of the card.
+    pub step_id: String,
+    pub mime_type: String,
+    /// SHA-256 (lowercase hex) of the decoded image bytes: the stored file's name.
+    pub sha256: String,
+    pub bytes: u64,
 }
 
 /// The first `bytes` bytes of `s` (cut on a character boundary), and whether it was cut.

@@ -41,15 +41,8 @@ impl LiveConversations {
         {
             return false;
         }
-        let stale = self.drivers.get(&id).is_some_and(|d| d.tx.is_closed());
-        if stale {
-            self.drivers.remove(&id);
-        }
         let resume = setup.resume.clone();
-        let d = self.drivers.entry(id).or_insert_with(|| Driver {
-            tx: driver::spawn(setup, port),
-            prompted: HashSet::new(),
-        });
+        let d = self.ensure(id, setup, port);
         d.prompted.insert(message_id.to_string());
         let prompt = Control::Prompt {
             message_id: message_id.to_string(),
@@ -61,6 +54,36 @@ impl LiveConversations {
             tracing::warn!(target: "rho::agent::conversation", conversation = %id, "the driver ended before the prompt");
         }
         true
+    }
+
+    /// The conversation's driver, started with `setup` when none runs (or the one that ran
+    /// has ended).
+    fn ensure(&mut self, id: Uuid, setup: Setup, port: std::sync::Arc<dyn Port>) -> &mut Driver {
+        let stale = self.drivers.get(&id).is_some_and(|d| d.tx.is_closed());
+        if stale {
+            self.drivers.remove(&id);
+        }
+        self.drivers.entry(id).or_insert_with(|| Driver {
+            tx: driver::spawn(setup, port),
+            prompted: HashSet::new(),
+        })
+    }
+
+    /// Sends `control` to the conversation's driver, starting it with `setup` first when none
+    /// runs (the palettes of Rho's own agent after a restart, before any message).
+    pub fn send_starting(
+        &mut self,
+        id: Uuid,
+        control: Control,
+        setup: Setup,
+        port: std::sync::Arc<dyn Port>,
+    ) -> bool {
+        self.ensure(id, setup, port).tx.send(control).is_ok()
+    }
+
+    /// Whether a driver runs for the conversation.
+    pub fn runs(&self, id: Uuid) -> bool {
+        self.drivers.get(&id).is_some_and(|d| !d.tx.is_closed())
     }
 
     /// Sends `control` to the conversation's driver; `false` when none runs.

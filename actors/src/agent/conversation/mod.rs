@@ -5,6 +5,7 @@
 
 pub mod acp;
 mod answers;
+pub mod card_image;
 pub mod cli;
 pub mod contract;
 mod control;
@@ -20,6 +21,7 @@ pub mod ledger;
 pub mod live;
 pub mod native;
 pub mod native_input;
+mod native_setup;
 pub mod port;
 pub mod questions;
 pub mod record;

@@ -1,84 +1,22 @@
-//! Rho's own agent as a conversation's live session (backend `rho`, decision 0804): where its
-//! model and MCP servers are configured, the session started with the conversation's grant as
-//! its project tools, and its events folded into the same message record and turn events the
-//! ACP session produces (text, steps), plus the facts only it has: spend per purpose, retries
-//! and each tool call's card.
+//! Rho's own agent as a conversation's live session (backend `rho`, decision 0804): its events
+//! folded into the same message record and turn events the ACP session produces, plus the facts
+//! only it has: spend per purpose, retries, each call's card and its stored image (0813).
 
-use super::ledger::{bounded, CallRecord, SpendRecord};
+use super::card_image::{store_image, IMAGE_BYTES_STORED};
+use super::ledger::{CallRecord, CardImage, SpendRecord};
+use super::native_input::PendingInput;
+use super::native_setup::project_tools;
+pub use super::native_setup::{cmdline, NativeConfig};
 use super::questions::{Questions, Reply};
 use super::record::{MessageRecord, RecordLimits, Usage};
 use super::session::{PermissionRequest, TurnEvent};
 use super::surfaces_contract::QuestionView;
 use crate::error::ActorError;
-use rho_mcp::agent::{
-    AgentEvent, GrantTools, NativeSession, NativeSetup, ProjectTools, StepStart, ToolSource,
-    DEFAULT_MAX_STEPS,
-};
-use rho_mcp::config::McpConfig;
-use rho_mcp::model::ModelClient;
-use rho_mcp::runtime::StartOptions;
+use rho_mcp::agent::{AgentEvent, NativeSession, NativeSetup, StepStart, DEFAULT_MAX_STEPS};
 use serde_json::json;
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// Bytes of a call's raw input and of its output kept on its card.
-const CARD_BYTES: usize = 16 * 1024;
-/// Bytes of a project tool's result the model reads.
-const PROJECT_OUTPUT_BYTES: usize = 64 * 1024;
-/// Encoded bytes of call-card images a session holds for the panel (the oldest go first).
-const IMAGE_BYTES_KEPT: usize = 8 * 1024 * 1024;
-
-/// Where Rho's own agent is configured: the selected config file (`--config`, else
-/// `<home>/config.toml`) with its `[model]` and `[mcp]` tables, and Rho's home (`RHO_HOME`,
-/// else `~/.rho`: the credential store, the eras file, the plugins).
-#[derive(Debug, Clone)]
-pub struct NativeConfig {
-    pub config: Option<PathBuf>,
-    pub home: PathBuf,
-    /// The Rscript and Python the service found at start (`/doctor` names them).
-    pub rscript: Option<PathBuf>,
-    pub python: Option<PathBuf>,
-}
-
-impl Default for NativeConfig {
-    fn default() -> Self {
-        NativeConfig {
-            config: None,
-            home: rho_mcp::config::rho_home(),
-            rscript: None,
-            python: None,
-        }
-    }
-}
-
-impl NativeConfig {
-    /// The person's model, or why the backend is unavailable (each missing piece named; the
-    /// key itself never appears).
-    pub fn model(&self) -> Result<ModelClient, String> {
-        let cfg = rho_mcp::model::load_model_config(self.config.as_deref(), &self.home)
-            .map_err(|e| e.to_string())?;
-        let key = rho_mcp::model::resolve_key(&cfg, &self.home).map_err(|e| e.to_string())?;
-        ModelClient::new(cfg, key).map_err(|e| format!("Rho's own agent is unavailable: {e}"))
-    }
-
-    /// The selected config's MCP servers and the plugins'.
-    pub fn mcp(&self) -> Result<McpConfig, String> {
-        rho_mcp::config::load_session_config(self.config.as_deref(), &self.home)
-            .map_err(|e| format!("Rho's own agent is unavailable: {e}"))
-    }
-
-    /// How its MCP servers start: the project folder as their root, the eras and OAuth files
-    /// of Rho's home (a server that needs a new authorization fails; nobody can sign in here).
-    fn start_options(&self, workspace: &Path) -> StartOptions {
-        let mut opts = StartOptions::default();
-        let state = self.home.join("state");
-        opts.connect.workspace = Some(workspace.to_path_buf());
-        opts.connect.eras = Some(rho_mcp::eras::EraStore::new(state.join("mcp-eras.json")));
-        opts.connect.oauth.store = Some(state.join("mcp-credentials.json"));
-        opts
-    }
-}
 
 /// A fact only Rho's own agent reports, for the turn to journal under its message.
 #[derive(Debug)]
@@ -89,6 +27,8 @@ pub enum Note {
     Retried(String),
     /// A tool call ended: its card.
     Called(CallRecord),
+    /// A call card's image was stored: its reference.
+    Imaged(CardImage),
 }
 
 /// A running native session and the record of its current message.
@@ -105,9 +45,12 @@ pub struct NativeLive {
     groups: Vec<i32>,
     /// The forms and sampling questions open in the running turn.
     questions: Questions,
-    /// The image each call card shows, by step (never sent to the model; held while the
-    /// session runs, at most [`IMAGE_BYTES_KEPT`] encoded bytes).
-    images: VecDeque<(String, rho_mcp::render::ImageAsset)>,
+    /// The project folder: call cards' images go to its content-addressed store.
+    project: PathBuf,
+    /// Image bytes the running message stored so far (at most [`IMAGE_BYTES_STORED`]).
+    image_bytes: u64,
+    /// The running message's input while it is read, before the model is asked.
+    input: Option<PendingInput>,
 }
 
 impl NativeLive {
@@ -149,7 +92,9 @@ impl NativeLive {
             usage: (0, 0),
             groups: Vec::new(),
             questions: Questions::default(),
-            images: VecDeque::new(),
+            project: cwd.to_path_buf(),
+            image_bytes: 0,
+            input: None,
         })
     }
 
@@ -179,9 +124,9 @@ impl NativeLive {
         self.session.as_ref().and_then(NativeSession::mcp_runtime)
     }
 
-    /// Starts a turn with the person's text (a slash prompt fetched, resources attached; the
-    /// history summary first when the session is new). Nothing reaches the model when that
-    /// fails: the error code and why.
+    /// Starts a turn with the person's text: its input is read first (a slash prompt fetched,
+    /// resources attached; the history summary first when the session is new) in a task of its
+    /// own, which a stop cancels; nothing reaches the model when that fails or is cancelled.
     pub async fn prompt(
         &mut self,
         text: &str,
@@ -191,20 +136,45 @@ impl NativeLive {
         self.queue.clear();
         self.started.clear();
         self.usage = (0, 0);
+        self.image_bytes = 0;
         let ended = || {
             (
                 "agent_unavailable",
                 "Rho's own agent session has ended".to_string(),
             )
         };
-        let s = self.session.as_ref().ok_or_else(ended)?;
-        let parts = super::native_input::resolve(s, text, history).await?;
-        let s = self.session.as_mut().ok_or_else(ended)?;
-        let n = s
-            .prompt(parts)
-            .map_err(|e| ("agent_unavailable", e.to_string()))?;
-        self.turn = Some(n);
+        self.session.as_ref().ok_or_else(ended)?;
+        self.input = Some(PendingInput::spawn(
+            self.runtime(),
+            text.to_string(),
+            history,
+        ));
         Ok(())
+    }
+
+    /// Waits for the running message's input, then asks the model; the event that ends the
+    /// message instead (cancelled, or the read failed: its error code and why).
+    async fn asked(&mut self) -> Option<TurnEvent> {
+        let input = self.input.as_mut()?;
+        let got = input.wait().await;
+        self.input = None;
+        let (stop, notice) = match got {
+            Ok(parts) => {
+                let s = self.session.as_mut()?;
+                match s.prompt(parts) {
+                    Ok(n) => {
+                        self.turn = Some(n);
+                        return None;
+                    }
+                    Err(e) => ("error", Some(("agent_unavailable", e.to_string()))),
+                }
+            }
+            Err(None) => ("cancelled", None),
+            Err(Some(why)) => ("error", Some(why)),
+        };
+        self.message.stop_reason = Some(stop.to_string());
+        self.message.notice = notice.map(|(code, why)| (code.to_string(), why));
+        Some(TurnEvent::Finished(stop.to_string()))
     }
 
     /// The turn's next event.
@@ -213,20 +183,36 @@ impl NativeLive {
             if let Some(e) = self.queue.pop_front() {
                 return e;
             }
+            if let Some(ended) = self.asked().await {
+                return ended;
+            }
             let Some(s) = self.session.as_mut() else {
                 return TurnEvent::Lost;
             };
             let Some(event) = s.next().await else {
                 return TurnEvent::Lost;
             };
-            if let Some(e) = self.fold(event) {
+            let stored = match &event {
+                AgentEvent::ToolFinished { step, .. } => match step.image.as_ref() {
+                    Some(image) => {
+                        let room = IMAGE_BYTES_STORED.saturating_sub(self.image_bytes);
+                        let stored = store_image(&self.project, &step.id, image, room).await;
+                        self.image_bytes += stored.as_ref().map_or(0, |i| i.bytes);
+                        stored
+                    }
+                    None => None,
+                },
+                _ => None,
+            };
+            if let Some(e) = self.fold(event, stored) {
                 return e;
             }
         }
     }
 
-    /// Folds one agent event into the record; the turn event it makes, if any.
-    fn fold(&mut self, event: AgentEvent) -> Option<TurnEvent> {
+    /// Folds one agent event into the record (`stored`: a finished call's image, stored); the
+    /// turn event it makes, if any.
+    fn fold(&mut self, event: AgentEvent, stored: Option<CardImage>) -> Option<TurnEvent> {
         let now = u64::try_from(rho_plumbing::time::now_ms()).unwrap_or_default();
         match event {
             AgentEvent::Text { text, .. } => {
@@ -255,36 +241,18 @@ impl NativeLive {
                 };
                 let update = json!({"sessionUpdate": "tool_call_update", "toolCallId": step.id, "status": status});
                 let changed = self.message.fold(&update, now, &self.limits);
-                if let Some(image) = step.image.clone() {
-                    self.keep_image(step.id.clone(), image);
-                }
-                let start = self.started.remove(&step.id);
-                let (server, operation) = match start.as_ref().map(|s| &s.source) {
-                    Some(ToolSource::Mcp { server, .. }) => (Some(server.clone()), None),
-                    Some(ToolSource::Project { operation }) => (None, Some(operation.clone())),
-                    _ => (None, None),
-                };
-                let input = start
-                    .as_ref()
-                    .map(|s| s.input.to_string())
-                    .unwrap_or_default();
-                let call = CallRecord {
-                    id: step.id.clone(),
-                    name: start.map(|s| s.name).unwrap_or_default(),
-                    server,
-                    operation,
-                    input: bounded(&input, CARD_BYTES).0,
-                    output: bounded(&step.text, CARD_BYTES).0,
-                    is_error: step.is_error,
-                    cancelled: step.cancelled,
-                    duration_ms: step.duration_ms,
-                };
-                let note = TurnEvent::Noted(Note::Called(call));
+                let call = CallRecord::of(&step, self.started.remove(&step.id));
+                // The image is journaled before the card that shows it.
+                let notes = stored
+                    .map(Note::Imaged)
+                    .into_iter()
+                    .chain([Note::Called(call)])
+                    .map(TurnEvent::Noted);
+                self.queue.extend(notes);
                 if changed {
-                    self.queue.push_back(note);
                     Some(TurnEvent::Changed)
                 } else {
-                    Some(note)
+                    self.queue.pop_front()
                 }
             }
             AgentEvent::Form { message, ask } => {
@@ -349,29 +317,6 @@ impl NativeLive {
         }
     }
 
-    /// Holds a call card's image, letting the oldest go past [`IMAGE_BYTES_KEPT`].
-    fn keep_image(&mut self, step: String, image: rho_mcp::render::ImageAsset) {
-        if image.data.len() > IMAGE_BYTES_KEPT {
-            return;
-        }
-        self.images.push_back((step, image));
-        let mut held: usize = self.images.iter().map(|(_, i)| i.data.len()).sum();
-        while held > IMAGE_BYTES_KEPT {
-            match self.images.pop_front() {
-                Some((_, gone)) => held -= gone.data.len(),
-                None => break,
-            }
-        }
-    }
-
-    /// The image a call card shows (`None`: none, or no longer held).
-    pub fn image(&self, step: &str) -> Option<rho_mcp::render::ImageAsset> {
-        self.images
-            .iter()
-            .find(|(id, _)| id == step)
-            .map(|(_, i)| i.clone())
-    }
-
     /// The details of an open form or sampling question (`None`: not open).
     pub fn question(&self, request_id: &str, p: &PermissionRequest) -> Option<QuestionView> {
         self.questions.view(request_id, p)
@@ -398,8 +343,12 @@ impl NativeLive {
         Ok(stop)
     }
 
-    /// Cancels the running turn: the model request is dropped, an MCP call cancelled.
+    /// Cancels the running turn: its input read is stopped, the model request dropped, an MCP
+    /// call cancelled.
     pub fn cancel(&mut self) {
+        if let Some(input) = self.input.as_ref() {
+            input.cancel();
+        }
         if let Some(s) = self.session.as_ref() {
             s.cancel();
         }
@@ -407,6 +356,7 @@ impl NativeLive {
 
     /// Ends the session: every MCP server closes in order.
     pub async fn shutdown(&mut self) {
+        self.input = None;
         if let Some(s) = self.session.take() {
             s.shutdown().await;
         }
@@ -425,27 +375,4 @@ impl Drop for NativeLive {
             );
         }
     }
-}
-
-/// The project tools of a grant's connection file.
-async fn project_tools(file: &Path) -> Result<Arc<dyn ProjectTools>, String> {
-    let adapter = rho_mcp::adapter::open(file, rho_mcp::adapter::limits::Limits::default())
-        .map_err(|e| {
-            format!(
-                "Rho's own agent could not open its grant {}: {e}",
-                file.display()
-            )
-        })?;
-    let tools = GrantTools::load(Arc::new(adapter), PROJECT_OUTPUT_BYTES)
-        .await
-        .map_err(|e| format!("Rho's own agent could not list its project tools: {e}"))?;
-    Ok(Arc::new(tools))
-}
-
-/// A process's command line (`/proc/<pid>/cmdline`, NUL-separated), if it runs.
-pub fn cmdline(pid: i32) -> Option<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .ok()
-        .filter(|c| !c.is_empty())
-        .map(|c| String::from_utf8_lossy(&c).into_owned())
 }

@@ -4,10 +4,11 @@
 //! `[resource <uri>]` in the text). The check a send makes first (a missing required argument
 //! named, nothing journaled) needs no round trip.
 
-use rho_mcp::agent::NativeSession;
+use rho_mcp::agent::{attach_resource, resolve_line};
 use rho_mcp::model::Part;
 use rho_mcp::prompts::{parse_arguments, parse_command};
 use rho_mcp::runtime::McpRuntime;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// The prefix of a resource token in a message (`@mcp:<server>:<uri>`).
@@ -46,30 +47,30 @@ pub fn check_prompt(rt: &McpRuntime, line: &str) -> Result<(), String> {
 }
 
 /// The turn's input: the history summary first (a new session after a restart), then the
-/// prompt's messages or the person's text, then each attached resource.
+/// prompt's messages or the person's text, then each attached resource. Runs on the session's
+/// shared runtime (in a task of its own) and stops at `cancel` (the person stopped the message).
 pub async fn resolve(
-    session: &NativeSession,
-    text: &str,
+    rt: Option<Arc<McpRuntime>>,
+    text: String,
     history: Option<String>,
+    cancel: CancellationToken,
 ) -> Result<Vec<Part>, InputError> {
     let mut parts = Vec::new();
     if let Some(h) = history {
         parts.push(Part::Text(h));
     }
     if text.starts_with("/mcp:") {
-        let fetched = session
-            .resolve(text, CancellationToken::new())
+        let fetched = resolve_line(rt.as_deref(), &text, cancel)
             .await
             .map_err(|e| ("prompt_error", e.to_string()))?;
         parts.extend(fetched);
         return Ok(parts);
     }
-    let tokens = resource_tokens(text);
-    let mut said = text.to_string();
+    let tokens = resource_tokens(&text);
+    let mut said = text.clone();
     let mut attached = Vec::new();
     for (token, server, uri) in tokens {
-        let part = session
-            .attach(server, uri, CancellationToken::new())
+        let part = attach_resource(rt.as_deref(), server, uri, cancel.clone())
             .await
             .map_err(|e| ("resource_error", e.to_string()))?;
         said = said.replacen(token, &format!("[resource {uri}]"), 1);
@@ -78,6 +79,49 @@ pub async fn resolve(
     parts.push(Part::Text(said));
     parts.extend(attached);
     Ok(parts)
+}
+
+/// A turn's input being read (a prompt fetched, resources read) in a task of its own, so the
+/// driver meanwhile answers the palettes and a stop, which cancels the read (the server is sent
+/// the era's cancellation).
+pub struct PendingInput {
+    task: tokio::task::JoinHandle<Result<Vec<Part>, InputError>>,
+    cancel: CancellationToken,
+}
+
+impl PendingInput {
+    /// Starts reading the input of `text` on the session's runtime.
+    pub fn spawn(rt: Option<Arc<McpRuntime>>, text: String, history: Option<String>) -> Self {
+        let cancel = CancellationToken::new();
+        let task = tokio::spawn(resolve(rt, text, history, cancel.clone()));
+        PendingInput { task, cancel }
+    }
+
+    /// Stops the read.
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// The input's parts; `Err(None)` once cancelled, `Err(Some(why))` when reading failed.
+    /// Cancel-safe: dropping this future leaves the read running.
+    pub async fn wait(&mut self) -> Result<Vec<Part>, Option<InputError>> {
+        let got = (&mut self.task).await;
+        if self.cancel.is_cancelled() {
+            return Err(None);
+        }
+        match got {
+            Ok(read) => read.map_err(Some),
+            Err(e) => Err(Some(("agent_unavailable", e.to_string()))),
+        }
+    }
+}
+
+impl Drop for PendingInput {
+    /// A read nobody waits for any more (the session ended) is cancelled.
+    fn drop(&mut self) {
+        self.cancel.cancel();
+        self.task.abort();
+    }
 }
 
 #[cfg(test)]

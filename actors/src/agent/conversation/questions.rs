@@ -114,13 +114,8 @@ impl Questions {
                 kind: FORM.into(),
                 server: q.server.clone(),
                 message: Some(q.message.clone()),
-                fields: {
-                    // Required fields first (the schema's own order is not kept: its properties
-                    // are read into a sorted map).
-                    let mut fields: Vec<FormFieldView> = q.fields.iter().map(field).collect();
-                    fields.sort_by_key(|f| !f.required);
-                    fields
-                },
+                // In the schema's own property order, as the server sent it.
+                fields: q.fields.iter().map(field).collect(),
                 messages: None,
                 max_tokens: None,
                 model: None,

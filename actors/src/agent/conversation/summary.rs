@@ -121,6 +121,7 @@ mod tests {
             spend: Default::default(),
             retries: Vec::new(),
             calls: Vec::new(),
+            images: Vec::new(),
             cut_by: Vec::new(),
             kept: Vec::new(),
             kept_omitted: Vec::new(),

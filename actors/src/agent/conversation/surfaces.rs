@@ -1,12 +1,13 @@
 //! What the panel reads of a conversation's live session besides its record, and what it
 //! answers there: `/mcp` (the MCP servers as Rho's own agent's session runs them), an open
 //! form's or sampling question's details, and the person's answer to it (asked of its
-//! driver, bounded).
+//! driver, bounded); the palettes' MCP runtime; a call card's stored image.
 
-use super::control::Control;
+use super::control::{Control, Setup};
 use super::entity::{ConversationEntity, MessageState};
 use super::handlers::read;
 use super::launch::Backend;
+use super::ledger::CardImage;
 use super::surfaces_contract::QuestionView;
 use crate::error::ActorError;
 use crate::project_actor::ProjectActor;
@@ -17,6 +18,8 @@ use uuid::Uuid;
 
 /// How long `/mcp` waits for a driver that is busy starting its session.
 const REPORT_WAIT: Duration = Duration::from_secs(5);
+/// How long a palette waits for the session its driver opens (its MCP servers starting).
+pub const OPEN_WAIT: Duration = Duration::from_secs(30);
 
 /// Asks the conversation's driver with the control `ask` makes and waits (bounded) for its
 /// answer; `None` when no driver runs, it answers nothing, or not in time.
@@ -190,49 +193,100 @@ impl Handler<AnswerQuestion> for ProjectActor {
     }
 }
 
-/// The MCP runtime of the conversation's live session of Rho's own agent (`None`: none runs),
-/// for the panel's prompts, suggestions and resources.
+/// What [`ConversationRuntime`] found.
+pub enum RuntimeAnswer {
+    /// No driver runs for the conversation (Rho restarted since its last message): asked again
+    /// with a setup, one is started.
+    NoDriver,
+    /// The MCP runtime of its session of Rho's own agent (`None`: none runs, it has no servers,
+    /// or it did not open within [`OPEN_WAIT`]).
+    Live(Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>),
+}
+
+/// The MCP runtime of the conversation's session of Rho's own agent, for the panel's prompts,
+/// suggestions and resources. A driver of Rho's own agent without a session opens one (its MCP
+/// servers start; no message is needed); with `setup`, a driver is started when none runs.
 #[derive(Message)]
-#[rtype(result = "Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>")]
+#[rtype(result = "Result<RuntimeAnswer, ActorError>")]
 pub struct ConversationRuntime {
     pub conversation_id: Uuid,
+    pub setup: Option<Setup>,
 }
 
 impl Handler<ConversationRuntime> for ProjectActor {
-    type Result =
-        ResponseFuture<Result<Option<std::sync::Arc<rho_mcp::runtime::McpRuntime>>, ActorError>>;
+    type Result = ResponseFuture<Result<RuntimeAnswer, ActorError>>;
 
-    fn handle(&mut self, msg: ConversationRuntime, _: &mut Context<Self>) -> Self::Result {
+    fn handle(&mut self, msg: ConversationRuntime, ctx: &mut Context<Self>) -> Self::Result {
         let id = msg.conversation_id;
-        let known = known(self, id);
-        let runtime = ask_driver(self, id, |done| Control::Runtime { done });
+        if let Err(e) = known(self, id) {
+            return Box::pin(async move { Err(e) });
+        }
+        let (done, rx) = tokio::sync::oneshot::channel();
+        let control = Control::Runtime { done };
+        let sent = match msg.setup {
+            _ if self.owned.conversations.runs(id) => self.owned.conversations.send(id, control),
+            None => return Box::pin(async { Ok(RuntimeAnswer::NoDriver) }),
+            Some(mut setup) => {
+                setup.cwd = self.dir().to_path_buf();
+                let port = self.port(ctx.address(), id);
+                self.owned
+                    .conversations
+                    .send_starting(id, control, setup, port)
+            }
+        };
         Box::pin(async move {
-            known?;
-            Ok(runtime.await)
+            if !sent {
+                return Ok(RuntimeAnswer::Live(None));
+            }
+            let rt = tokio::time::timeout(OPEN_WAIT, rx).await;
+            Ok(RuntimeAnswer::Live(rt.ok().and_then(Result::ok).flatten()))
         })
     }
 }
 
-/// `conversation.image`: the image a call card of Rho's own agent shows, while its session
-/// holds it.
+/// `conversation.image`: the image a call card of Rho's own agent shows, read from the
+/// project's content-addressed store by its journaled reference (so it outlives the session and
+/// a restart of Rho; decision 0813). `None`: the card has none stored.
 #[derive(Message)]
-#[rtype(result = "Result<Option<rho_mcp::render::ImageAsset>, ActorError>")]
+#[rtype(result = "Result<Option<(CardImage, rho_mcp::render::ImageAsset)>, ActorError>")]
 pub struct ConversationImage {
     pub conversation_id: Uuid,
     pub step_id: String,
 }
 
 impl Handler<ConversationImage> for ProjectActor {
-    type Result = ResponseFuture<Result<Option<rho_mcp::render::ImageAsset>, ActorError>>;
+    type Result =
+        ResponseFuture<Result<Option<(CardImage, rho_mcp::render::ImageAsset)>, ActorError>>;
 
     fn handle(&mut self, msg: ConversationImage, _: &mut Context<Self>) -> Self::Result {
-        let id = msg.conversation_id;
-        let known = known(self, id);
-        let step_id = msg.step_id;
-        let image = ask_driver(self, id, |done| Control::Image { step_id, done });
+        let Some(child) = self
+            .children()
+            .get::<ConversationEntity>(msg.conversation_id)
+        else {
+            return Box::pin(async {
+                Err(ActorError::NotFound {
+                    what: "conversation".into(),
+                })
+            });
+        };
+        let dir = self.dir().to_path_buf();
         Box::pin(async move {
-            known?;
-            Ok(image.await)
+            let state = read(child).await?;
+            let Some(image) = state
+                .messages
+                .iter()
+                .flat_map(|m| m.images.iter())
+                .find(|i| i.step_id == msg.step_id)
+                .cloned()
+            else {
+                return Ok(None);
+            };
+            let loaded = tokio::task::spawn_blocking(move || {
+                super::card_image::load_image(&dir, &image).map(|asset| (image, asset))
+            })
+            .await
+            .map_err(|e| ActorError::internal(e.to_string()))??;
+            Ok(Some(loaded))
         })
     }
 }

@@ -288,12 +288,14 @@ pub struct ImageRequest {
     pub step_id: String,
 }
 
-/// `conversation.image`: the image exactly as the server encoded it (the panel shows it; the
-/// model only ever read its descriptor).
+/// `conversation.image`: the image's bytes as stored when the call ended (the panel shows it;
+/// the model only ever read its descriptor).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageReply {
     pub mime_type: String,
-    /// Base64, at most 4 MiB encoded.
+    /// The image's bytes, base64 (standard alphabet, padded); at most 4 MiB decoded.
     pub data: String,
+    /// SHA-256 (lowercase hex) of the decoded bytes: their name in the project's store.
+    pub sha256: String,
 }

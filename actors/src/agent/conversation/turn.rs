@@ -332,5 +332,6 @@ fn noted(message_id: &str, note: Note) -> ConversationEvent {
         },
         Note::Retried(note) => ConversationEvent::Retried { message_id, note },
         Note::Called(call) => ConversationEvent::Called { message_id, call },
+        Note::Imaged(image) => ConversationEvent::Imaged { message_id, image },
     }
 }
