@@ -48,7 +48,8 @@ async fn runtime(
     if let RuntimeAnswer::Live(rt) = ask(None).await.map_err(mailbox)?? {
         return Ok(rt);
     }
-    let Some(setup) = super::conversations::palette_setup(s, p, project_id, conversation).await?
+    let Some(setup) =
+        super::conversation_setup::palette_setup(s, p, project_id, conversation).await?
     else {
         return Ok(None);
     };

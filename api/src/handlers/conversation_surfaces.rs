@@ -5,7 +5,7 @@
 //! a sampling request's details) and `conversation.answer` (the person's answer).
 
 use super::conversation_more::parse_id;
-use super::conversations::setup;
+use super::conversation_setup::setup;
 use super::data::project;
 use super::services::{mailbox, spec, Services};
 use crate::envelope::{ApiError, Code};

@@ -11,6 +11,7 @@ mod context_list;
 mod contexts;
 mod conversation_more;
 mod conversation_palette;
+mod conversation_setup;
 mod conversation_surfaces;
 mod conversations;
 mod data;
