@@ -2,184 +2,20 @@
 //! its messages' write-once originals and every fact learned while the Agent answered them.
 //!
 //! Nothing here starts or talks to an adapter; the driver (`driver.rs`) learns facts and the
-//! project actor journals them through [`ConversationCommand::Learn`].
+//! project actor journals them through [`ConversationCommand::Learn`]. The record's types are
+//! in `model.rs`, how it folds each event in `fold.rs`.
 
 pub use super::events::ConversationEvent;
-use super::launch::Backend;
-use super::ledger::{CallRecord, CardImage, Spend};
-use super::record::{ToolStep, Usage};
+use super::ledger::Spend;
 use crate::entity::{CommandContext, Decision, Entity, EventMeta};
 use crate::error::ActorError;
 use crate::identity::IdentityTable;
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
-/// The conversation itself, fixed at its start but for the Agent session and the note.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Info {
-    pub conversation_id: Uuid,
-    pub backend: Backend,
-    /// First line of the first message, at most 80 characters.
-    pub title: String,
-    pub started_ms: i64,
-    pub started_by: String,
-    /// `session/set_mode` asked at the start, if any.
-    pub mode: Option<String>,
-    pub agent_session_id: Option<String>,
-    /// Why the conversation needs a choice (set with `needs_choice`).
-    pub note: Option<String>,
-    pub needs_choice: bool,
-    /// The adapter's process group while it ran (killed at recovery if it outlived Rho).
-    pub pgid: Option<i32>,
-}
-
-/// A message as the person sent it: journaled once, before the Agent sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Original {
-    pub message_id: String,
-    pub change_id: String,
-    pub text: String,
-    pub contexts: Vec<String>,
-    pub backend: Backend,
-    pub sent_ms: i64,
-    pub sent_by: String,
-}
-
-/// Where a message stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum MessageState {
-    Running,
-    Ended,
-    /// The transport was lost (adapter died, Rho killed): the Agent's outcome is not known.
-    Unknown,
-}
-
-/// One part of an answer, in the order the Agent produced it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Part {
-    Text(String),
-    /// A tool step, by its id in [`Message::steps`].
-    Step(String),
-}
-
-/// A permission the Agent asked for, with only the options it offered.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Permission {
-    pub request_id: String,
-    pub step_id: Option<String>,
-    pub title: String,
-    /// `(optionId, name, kind)` as offered.
-    pub options: Vec<(String, String, String)>,
-    /// `None` while pending; `Some(None)` cancelled; `Some(Some(option))` chosen.
-    pub outcome: Option<Option<String>>,
-    pub chosen_by: Option<String>,
-    pub asked_ms: i64,
-}
-
-/// One file version a message kept when it ended (an explicit file location of its steps, or
-/// a file that changed while it ran).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KeptFile {
-    /// Project-relative path.
-    pub path: String,
-    /// SHA-256 (hex) of the bytes kept.
-    pub digest: String,
-    pub bytes: u64,
-    /// The version captured into Files' immutable store (`None` when Files is not selected).
-    pub resource: Option<(Uuid, u64)>,
-}
-
-/// A decision on an ended message (`conversation.decide`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DecisionRecord {
-    pub decision_id: String,
-    pub change_id: String,
-    /// `accepted` or `needs-changes`.
-    pub decision: String,
-    pub note: Option<String>,
-    pub at_ms: i64,
-    pub by: String,
-    /// The decision this one supersedes (the message's newest before it).
-    pub supersedes: Option<String>,
-    /// The exact file versions the message kept, as it kept them.
-    pub files: Vec<KeptFile>,
-}
-
-/// What limits dropped from a message, counted.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cut {
-    pub text_bytes: u64,
-    pub steps: u64,
-    pub outputs: u64,
-}
-
-/// One message and its answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Message {
-    pub original: Original,
-    pub state: MessageState,
-    pub parts: Vec<Part>,
-    pub steps: Vec<ToolStep>,
-    pub stop_reason: Option<String>,
-    pub usage: Option<Usage>,
-    /// `(code, message)` when the Agent reported an error or the transport was lost.
-    pub error: Option<(String, String)>,
-    pub ended_ms: Option<i64>,
-    pub permissions: Vec<Permission>,
-    pub stopping: bool,
-    pub cut: Cut,
-    /// The `--limits` keys of the bounds that cut something of it.
-    pub cut_by: Vec<String>,
-    /// The file versions it kept when it ended, and `(path, why)` of those left out.
-    pub kept: Vec<KeptFile>,
-    pub kept_omitted: Vec<(String, String)>,
-    /// Every decision on it, oldest first (a later one names the one it supersedes).
-    pub decisions: Vec<DecisionRecord>,
-    /// Rho's own agent: tokens spent per purpose, the retries announced, the tool calls' cards.
-    pub spend: Spend,
-    pub retries: Vec<String>,
-    pub calls: Vec<CallRecord>,
-    /// Its call cards' stored images (state format 12, decision 0813).
-    pub images: Vec<CardImage>,
-}
-
-/// What a start, send or decide answers (the rest is read from the state). Journaled with the
-/// identity, so its shape never changes: `message_id` is the message a start or send made, or
-/// the decision a decide made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ConvReply {
-    pub conversation_id: Uuid,
-    pub message_id: String,
-}
-
-/// Commands of a conversation.
-#[derive(Debug, Clone)]
-pub enum ConversationCommand {
-    Start {
-        info: Box<Info>,
-        original: Original,
-    },
-    Send {
-        original: Original,
-        /// `conversations.maxMessages`: the oldest messages go to make room.
-        max_messages: u64,
-        /// Continue a conversation that needs a choice in a fresh Agent session.
-        fresh: bool,
-    },
-    /// Facts the driver learned (journaled only those that still apply).
-    Learn {
-        events: Vec<ConversationEvent>,
-    },
-    /// `conversation.decide` (the edge checked the decision's words and note).
-    Decide {
-        message_id: String,
-        decision: DecisionRecord,
-    },
-    /// Remove the conversation to keep `limit` (refused while a message runs).
-    Remove {
-        limit: String,
-    },
-}
+pub use super::model::{
+    ConvReply, ConversationCommand, Cut, DecisionRecord, Info, KeptFile, Message, MessageState,
+    Original, Part, Permission,
+};
 
 /// One conversation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,7 +40,7 @@ impl ConversationEntity {
         self.messages.iter().find(|m| m.original.message_id == id)
     }
 
-    fn message_mut(&mut self, id: &str) -> Option<&mut Message> {
+    pub(super) fn message_mut(&mut self, id: &str) -> Option<&mut Message> {
         self.messages
             .iter_mut()
             .find(|m| m.original.message_id == id)
@@ -238,7 +74,7 @@ impl ConversationEntity {
     }
 
     /// Whether `event` still applies (facts about an ended message are dropped).
-    fn applies(&self, event: &ConversationEvent) -> bool {
+    pub(super) fn applies(&self, event: &ConversationEvent) -> bool {
         let live = |id: &str| {
             self.message(id)
                 .is_some_and(|m| m.state == MessageState::Running)
@@ -281,37 +117,6 @@ impl ConversationEntity {
                     })
             }
         }
-    }
-}
-
-fn new_message(original: &Original) -> Message {
-    Message {
-        original: original.clone(),
-        state: MessageState::Running,
-        parts: Vec::new(),
-        steps: Vec::new(),
-        stop_reason: None,
-        usage: None,
-        error: None,
-        ended_ms: None,
-        permissions: Vec::new(),
-        stopping: false,
-        cut: Cut::default(),
-        cut_by: Vec::new(),
-        kept: Vec::new(),
-        kept_omitted: Vec::new(),
-        decisions: Vec::new(),
-        spend: Spend::new(),
-        retries: Vec::new(),
-        calls: Vec::new(),
-        images: Vec::new(),
-    }
-}
-
-/// Settles every permission still pending as cancelled.
-fn settle(m: &mut Message) {
-    for p in m.permissions.iter_mut().filter(|p| p.outcome.is_none()) {
-        p.outcome = Some(None);
     }
 }
 
@@ -380,173 +185,7 @@ impl Entity for ConversationEntity {
     type Reply = ConvReply;
 
     fn apply(&mut self, event: &ConversationEvent, meta: &EventMeta) {
-        match event {
-            ConversationEvent::Started { info } => self.info = Some(info.clone()),
-            ConversationEvent::Sent { original } => self.messages.push(new_message(original)),
-            ConversationEvent::Session {
-                agent_session_id,
-                pgid,
-            } => {
-                if let Some(info) = self.info.as_mut() {
-                    info.agent_session_id = Some(agent_session_id.clone());
-                    info.pgid = *pgid;
-                    info.needs_choice = false;
-                    info.note = None;
-                }
-            }
-            ConversationEvent::NeedsChoice { note } => {
-                if let Some(info) = self.info.as_mut() {
-                    info.needs_choice = true;
-                    info.note = Some(note.clone());
-                }
-            }
-            ConversationEvent::Text { message_id, text } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    match m.parts.last_mut() {
-                        Some(Part::Text(t)) => t.push_str(text),
-                        _ => m.parts.push(Part::Text(text.clone())),
-                    }
-                }
-            }
-            ConversationEvent::Step { message_id, step } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    match m.steps.iter_mut().find(|s| s.id == step.id) {
-                        Some(s) => *s = step.clone(),
-                        None => {
-                            m.parts.push(Part::Step(step.id.clone()));
-                            m.steps.push(step.clone());
-                        }
-                    }
-                }
-            }
-            ConversationEvent::Asked {
-                message_id,
-                permission,
-            } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.permissions.push(permission.clone());
-                }
-            }
-            ConversationEvent::Answered {
-                message_id,
-                request_id,
-                option_id,
-                by,
-            } => {
-                if let Some(p) = self.message_mut(message_id).and_then(|m| {
-                    m.permissions
-                        .iter_mut()
-                        .find(|p| p.request_id == *request_id)
-                }) {
-                    p.outcome = Some(option_id.clone());
-                    p.chosen_by = Some(by.clone());
-                }
-            }
-            ConversationEvent::StopRequested { message_id } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.stopping = true;
-                }
-            }
-            ConversationEvent::Ended {
-                message_id,
-                stop_reason,
-                usage,
-                error,
-                cut,
-            } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.state = MessageState::Ended;
-                    m.stop_reason = stop_reason.clone();
-                    m.usage = usage.clone();
-                    m.error = error.clone();
-                    m.cut = cut.clone();
-                    m.ended_ms = Some(meta.time_ms);
-                    m.stopping = false;
-                    settle(m);
-                }
-            }
-            ConversationEvent::Unknown { message_id, reason } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.state = MessageState::Unknown;
-                    m.error = Some(("unknown".into(), reason.clone()));
-                    m.ended_ms = Some(meta.time_ms);
-                    m.stopping = false;
-                    settle(m);
-                }
-            }
-            ConversationEvent::Cuts { message_id, limits } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    for l in limits {
-                        if !m.cut_by.contains(l) {
-                            m.cut_by.push(l.clone());
-                        }
-                    }
-                }
-            }
-            ConversationEvent::Kept {
-                message_id,
-                files,
-                omitted,
-            } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.kept = files.clone();
-                    m.kept_omitted = omitted.clone();
-                }
-            }
-            ConversationEvent::Decided {
-                message_id,
-                decision,
-            } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.decisions.push(decision.clone());
-                }
-            }
-            ConversationEvent::Fresh { note } => {
-                if let Some(info) = self.info.as_mut() {
-                    info.agent_session_id = None;
-                    info.pgid = None;
-                    info.needs_choice = false;
-                    info.note = Some(note.clone());
-                }
-            }
-            ConversationEvent::Dropped { message_ids, limit } => {
-                let before = self.messages.len();
-                self.messages
-                    .retain(|m| !message_ids.contains(&m.original.message_id));
-                self.dropped += (before - self.messages.len()) as u64;
-                self.dropped_by = Some(limit.clone());
-            }
-            ConversationEvent::Removed { limit } => {
-                self.messages.clear();
-                self.removed = Some(limit.clone());
-            }
-            ConversationEvent::Spent { message_id, spend } => {
-                super::ledger::add(&mut self.spend, spend);
-                if let Some(m) = message_id.as_deref().and_then(|id| self.message_mut(id)) {
-                    super::ledger::add(&mut m.spend, spend);
-                }
-            }
-            ConversationEvent::Servers { groups } => self.servers = groups.clone(),
-            ConversationEvent::Retried { message_id, note } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.retries.push(note.clone());
-                }
-            }
-            ConversationEvent::Called { message_id, call } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    match m.calls.iter_mut().find(|c| c.id == call.id) {
-                        Some(c) => *c = call.clone(),
-                        None => m.calls.push(call.clone()),
-                    }
-                }
-            }
-            ConversationEvent::Imaged { message_id, image } => {
-                if let Some(m) = self.message_mut(message_id) {
-                    m.images.retain(|i| i.step_id != image.step_id);
-                    m.images.push(image.clone());
-                }
-            }
-        }
+        self.fold(event, meta);
     }
 
     fn decide(

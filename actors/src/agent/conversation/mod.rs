@@ -14,11 +14,13 @@ pub mod entity;
 #[cfg(test)]
 mod entity_tests;
 pub mod events;
+mod fold;
 pub mod handlers;
 pub mod kept;
 pub mod launch;
 pub mod ledger;
 pub mod live;
+pub mod model;
 pub mod native;
 pub mod native_input;
 mod native_setup;
