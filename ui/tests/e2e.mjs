@@ -227,6 +227,18 @@ try {
     }).observe(live, { childList: true, characterData: true, subtree: true });
   });
   execFileSync("ss", ["-K", "-tn", `( sport = :${port} )`], { stdio: "ignore" });
+  // The reset also closed this script's own pooled connection to the service, and a request
+  // that undici sends on it before it sees the reset fails unsent ("fetch failed", no envelope).
+  // Open the document again (which changes nothing) until a fresh connection answers; the edit
+  // itself then is sent once.
+  for (let i = 0; ; i++) {
+    try {
+      await agent("document.open", { path: file });
+      break;
+    } catch (e) {
+      if (e.code || i >= 3) throw e;
+    }
+  }
   await agentEdit(offline);
   const back = Date.now();
   await until("the tab saw its stream drop", () => page.evaluate(() => window.__dropped === true), 10000);
