@@ -496,66 +496,86 @@ impl Handler<AnswerPermission> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<ConversationEntity, ActorError>>;
 
     fn handle(&mut self, msg: AnswerPermission, _: &mut Context<Self>) -> Self::Result {
-        let id = msg.conversation_id;
-        let Some(child) = self.children().get::<ConversationEntity>(id) else {
-            return Box::pin(fut::ready(Err(ActorError::NotFound {
-                what: "conversation".into(),
-            })));
-        };
-        let reader = child.clone();
-        let checked = async move {
-            let state = read(child).await?;
+        let (request_id, option_id) = (msg.request_id.clone(), msg.option_id.clone());
+        let check = move |state: &ConversationEntity| {
             let asked = state
                 .messages
                 .iter()
                 .flat_map(|m| m.permissions.iter().map(move |p| (m, p)))
-                .find(|(_, p)| p.request_id == msg.request_id);
+                .find(|(_, p)| p.request_id == request_id);
             let Some((m, p)) = asked else {
                 return Err(ActorError::NotFound {
                     what: "permission request".into(),
                 });
             };
             if m.state != MessageState::Running || p.outcome.is_some() {
-                return Err(ActorError::conflict(
-                    "that permission request is no longer pending",
-                ));
+                return Err(not_pending());
             }
-            if !p.options.iter().any(|(o, _, _)| *o == msg.option_id) {
+            if !p.options.iter().any(|(o, _, _)| *o == option_id) {
                 return Err(ActorError::invalid(
                     "optionId",
                     "the Agent did not offer that option",
                 ));
             }
-            Ok(msg)
+            Ok(())
         };
-        Box::pin(checked.into_actor(self).then(move |res, act, _| {
-            let answered = match res {
-                Err(e) => Err(e),
-                Ok(msg) => {
-                    let (done, rx) = tokio::sync::oneshot::channel();
-                    let control = Control::Answer {
-                        request_id: msg.request_id,
-                        option_id: msg.option_id,
-                        by: msg.by,
-                        done,
-                    };
-                    if act.owned.conversations.send(id, control) {
-                        Ok(rx)
-                    } else {
-                        Err(ActorError::conflict("no Agent session runs this message"))
-                    }
-                }
-            };
-            async move {
-                let rx = answered?;
-                rx.await.map_err(|_| {
-                    ActorError::conflict("that permission request is no longer pending")
-                })??;
-                read(reader).await
-            }
-            .into_actor(act)
-        }))
+        let control = move |done| Control::Answer {
+            request_id: msg.request_id,
+            option_id: msg.option_id,
+            by: msg.by,
+            done,
+        };
+        let no_session: fn() -> ActorError =
+            || ActorError::conflict("no Agent session runs this message");
+        answer_live(
+            self,
+            msg.conversation_id,
+            check,
+            control,
+            no_session,
+            not_pending,
+        )
     }
+}
+
+fn not_pending() -> ActorError {
+    ActorError::conflict("that permission request is no longer pending")
+}
+
+/// Answers what a running message asked (a permission, a server's question): `check` the
+/// record, hand the conversation's driver the `control` built around its `done`, and read the
+/// record back once the driver took the answer. `unsent` is the error when no driver takes it,
+/// `dropped` when the driver drops it unanswered.
+pub(super) fn answer_live(
+    act: &mut ProjectActor,
+    id: Uuid,
+    check: impl FnOnce(&ConversationEntity) -> Result<(), ActorError> + 'static,
+    control: impl FnOnce(tokio::sync::oneshot::Sender<Result<(), ActorError>>) -> Control + 'static,
+    unsent: fn() -> ActorError,
+    dropped: fn() -> ActorError,
+) -> ResponseActFuture<ProjectActor, Result<ConversationEntity, ActorError>> {
+    let Some(child) = act.children().get::<ConversationEntity>(id) else {
+        return Box::pin(fut::ready(Err(ActorError::NotFound {
+            what: "conversation".into(),
+        })));
+    };
+    let reader = child.clone();
+    let checked = async move { check(&read(child).await?) };
+    Box::pin(checked.into_actor(act).then(move |res, act, _| {
+        let answered = res.and_then(|()| {
+            let (done, rx) = tokio::sync::oneshot::channel();
+            act.owned
+                .conversations
+                .send(id, control(done))
+                .then_some(rx)
+                .ok_or_else(unsent)
+        });
+        async move {
+            answered?.await.map_err(|_| dropped())??;
+            read(reader).await
+        }
+        .into_actor(act)
+    }))
 }
 
 impl Handler<StopConversation> for ProjectActor {

@@ -5,7 +5,7 @@
 
 use super::control::{Control, Setup};
 use super::entity::{ConversationEntity, MessageState};
-use super::handlers::read;
+use super::handlers::{answer_live, read};
 use super::launch::Backend;
 use super::ledger::CardImage;
 use super::surfaces_contract::QuestionView;
@@ -157,39 +157,16 @@ impl Handler<AnswerQuestion> for ProjectActor {
     type Result = ResponseActFuture<Self, Result<ConversationEntity, ActorError>>;
 
     fn handle(&mut self, msg: AnswerQuestion, _: &mut Context<Self>) -> Self::Result {
-        let id = msg.conversation_id;
-        let Some(child) = self.children().get::<ConversationEntity>(id) else {
-            return Box::pin(fut::ready(Err(ActorError::NotFound {
-                what: "conversation".into(),
-            })));
+        let request_id = msg.request_id.clone();
+        let check = move |state: &ConversationEntity| pending(state, &request_id);
+        let control = move |done| Control::Reply {
+            request_id: msg.request_id,
+            action: msg.action,
+            content: msg.content,
+            by: msg.by,
+            done,
         };
-        let reader = child.clone();
-        let checked = async move {
-            pending(&read(child).await?, &msg.request_id)?;
-            Ok(msg)
-        };
-        Box::pin(checked.into_actor(self).then(move |res, act, _| {
-            let answered = res.and_then(|msg| {
-                let (done, rx) = tokio::sync::oneshot::channel();
-                let control = Control::Reply {
-                    request_id: msg.request_id,
-                    action: msg.action,
-                    content: msg.content,
-                    by: msg.by,
-                    done,
-                };
-                act.owned
-                    .conversations
-                    .send(id, control)
-                    .then_some(rx)
-                    .ok_or_else(gone)
-            });
-            async move {
-                answered?.await.map_err(|_| gone())??;
-                read(reader).await
-            }
-            .into_actor(act)
-        }))
+        answer_live(self, msg.conversation_id, check, control, gone, gone)
     }
 }
 
