@@ -3,6 +3,7 @@
 use super::decl::{MediaDecl, TableDecl};
 use super::entity::{PutBounds, ResourceRecord, ResourcesCommand, ResourcesEntity};
 use super::events::VersionFacts;
+use super::stream::{stream_unless_cached, Source};
 use super::{store, FilesError};
 use crate::child::{Execute, Query};
 use crate::durable::durable;
@@ -257,23 +258,26 @@ pub(crate) fn load(
     )
 }
 
-/// Like [`load`], but what `consume` makes of the bytes while their digest is checked alongside
-/// (`store::consume_version`): the caller never holds a copy of the bytes.
+/// Like [`load`], but what `stream` makes of the bytes read a piece at a time, each piece hashed
+/// as it is handed out (`stream::stream_unless_cached`); when `stream` gives up, what `whole`
+/// makes of the bytes read whole: the caller never holds a copy of the bytes.
 pub(crate) fn load_with<R: Send + 'static>(
     act: &mut ProjectActor,
     (id, version): (Uuid, u64),
     max_file_bytes: u64,
     cached: impl FnOnce(&ResourceRecord) -> bool + Send + 'static,
-    consume: impl FnOnce(&ResourceRecord, &[u8]) -> R + Send + 'static,
+    stream: impl FnOnce(&ResourceRecord, &mut dyn Source) -> Option<R> + Send + 'static,
+    whole: impl FnOnce(&ResourceRecord, &[u8]) -> R + Send + 'static,
 ) -> impl Future<Output = Result<(ResourceRecord, Option<R>), FilesError>> {
     load_via(
         act,
         (id, version),
         cached,
         move |dir, rec, cached, verified| {
-            let consume = |b: &[u8]| consume(rec, b);
-            let seen = (cached, verified);
-            store::consume_unless_cached(dir, &rec.path, &rec.facts, max_file_bytes, seen, consume)
+            let stream = |src: &mut dyn Source| stream(rec, src);
+            let whole = |b: &[u8]| whole(rec, b);
+            let (path, facts, seen) = (&rec.path, &rec.facts, (cached, verified));
+            stream_unless_cached(dir, path, facts, max_file_bytes, seen, stream, whole)
         },
     )
 }

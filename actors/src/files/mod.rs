@@ -6,6 +6,7 @@ mod entity;
 mod events;
 pub mod handlers;
 pub mod store;
+pub mod stream;
 pub mod verified;
 
 pub use entity::{

@@ -15,7 +15,7 @@ pub fn store_dir(project: &Path) -> PathBuf {
     project.join(".rho").join("store").join("sha256")
 }
 
-fn io_error(what: &Path, e: io::Error) -> ActorError {
+pub(super) fn io_error(what: &Path, e: io::Error) -> ActorError {
     if e.kind() == io::ErrorKind::NotFound {
         ActorError::NotFound {
             what: "file".into(),
@@ -25,7 +25,7 @@ fn io_error(what: &Path, e: io::Error) -> ActorError {
     }
 }
 
-fn too_large(max: u64) -> ActorError {
+pub(super) fn too_large(max: u64) -> ActorError {
     ActorError::Limit {
         limit: "resources.maxFileBytes".into(),
         value: max,
@@ -71,7 +71,7 @@ pub fn store(project: &Path, bytes: &[u8], digest: &str) -> Result<PathBuf, Acto
 
 /// The file holding a version's bytes: its stored copy when captured, else the project file
 /// (`stale` when that is gone).
-fn version_path(
+pub(super) fn version_path(
     project: &Path,
     rel_path: &str,
     facts: &VersionFacts,
@@ -90,7 +90,7 @@ fn version_path(
 }
 
 /// The byte bound of a read: a captured version is read whole whatever the limit is now.
-fn version_bound(facts: &VersionFacts, max: u64) -> u64 {
+pub(super) fn version_bound(facts: &VersionFacts, max: u64) -> u64 {
     if facts.captured {
         max.max(facts.bytes)
     } else {
@@ -99,7 +99,11 @@ fn version_bound(facts: &VersionFacts, max: u64) -> u64 {
 }
 
 /// `Ok` when `current` (the digest of the bytes read from `path`) is the version's.
-fn check_digest(path: &Path, facts: &VersionFacts, current: String) -> Result<(), FilesError> {
+pub(super) fn check_digest(
+    path: &Path,
+    facts: &VersionFacts,
+    current: String,
+) -> Result<(), FilesError> {
     if current == facts.sha256 {
         return Ok(());
     }
@@ -195,7 +199,7 @@ pub fn consume_unless_cached<R: Send>(
 
 /// The bytes of a file whose settled record says it holds a version's bytes, when its stamp is
 /// still `before` after the read (`None`: read it again with its digest).
-fn read_unchanged((path, before): (&Path, Stamp), max: u64) -> Option<Vec<u8>> {
+pub(super) fn read_unchanged((path, before): (&Path, Stamp), max: u64) -> Option<Vec<u8>> {
     let bytes = read_bounded(path, max).ok()?;
     (bytes.len() as u64 == before.len && stamp(path) == Some(before)).then_some(bytes)
 }
@@ -203,7 +207,7 @@ fn read_unchanged((path, before): (&Path, Stamp), max: u64) -> Option<Vec<u8>> {
 /// `None` when the cached bytes are known unchanged, else what `load` made of the verified
 /// bytes (with their length), remembering the file as verified. `load` is handed the file and
 /// its stamp when a settled record says it holds this version's bytes.
-fn unless_cached<T>(
+pub(super) fn unless_cached<T>(
     project: &Path,
     rel_path: &str,
     facts: &VersionFacts,

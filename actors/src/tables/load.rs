@@ -6,7 +6,8 @@ use super::schema::Schema;
 use super::TablesError;
 use crate::error::ActorError;
 use crate::files::handlers::{blocking, load_with};
-use crate::files::{store, FilesError, ResourceRecord, VersionFacts};
+use crate::files::stream::stream_version;
+use crate::files::{FilesError, ResourceRecord, VersionFacts};
 use crate::project_actor::ProjectActor;
 use std::future::Future;
 use std::path::Path;
@@ -54,7 +55,8 @@ pub(crate) fn read_table(
         bounds.max_file_bytes,
         move |rec| key(rec).is_some_and(|k| probe.get(&k).is_some()),
         // Cached only once Files says the digest matched: a parse of changed bytes is dropped.
-        move |rec, bytes| read::read(&schema_of(rec)?, bytes, bounds.max_rows),
+        move |rec, src| read::read_from(&schema_of(rec).ok()?, src, bounds.max_rows),
+        move |rec, bytes| read::read_exact(&schema_of(rec)?, bytes, bounds.max_rows),
     );
     let dir = act.dir().to_path_buf();
     async move {
@@ -79,7 +81,7 @@ pub(crate) fn read_table(
 }
 
 /// Reads the exact bytes of one version (`stale` when an uncaptured file changed) and
-/// validates them as the typed table `schema` declares, the digest computed alongside.
+/// validates them as the typed table `schema` declares, each piece hashed as it is read.
 pub fn read_version(
     project: &Path,
     rel_path: &str,
@@ -87,9 +89,14 @@ pub fn read_version(
     schema: &Schema,
     bounds: TableBounds,
 ) -> Result<Table, TablesError> {
-    store::consume_version(project, rel_path, facts, bounds.max_file_bytes, |bytes| {
-        read::read(schema, bytes, bounds.max_rows)
-    })?
+    stream_version(
+        project,
+        rel_path,
+        facts,
+        bounds.max_file_bytes,
+        |src| read::read_from(schema, src, bounds.max_rows),
+        |bytes| read::read_exact(schema, bytes, bounds.max_rows),
+    )?
 }
 
 /// Runs CPU work on a blocking thread.

@@ -10,10 +10,13 @@ pub mod handlers;
 pub mod keys;
 pub mod keyset;
 pub mod load;
+#[cfg(test)]
+mod memory_tests;
 pub mod page_json;
 #[cfg(test)]
 mod page_tests;
 mod parallel;
+mod pieces;
 pub mod query;
 pub mod read;
 mod record;

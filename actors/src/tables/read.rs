@@ -9,6 +9,7 @@ use super::scan::estimate_rows;
 use super::schema::{type_text, Cell, ColumnType, Schema, TableFormat};
 use super::TablesError;
 use crate::error::ActorError;
+use crate::files::stream::Source;
 
 /// A fully validated, typed table, column-major: typed value vectors, texts in one arena per column.
 #[derive(Debug)]
@@ -157,19 +158,56 @@ impl<'a> Builder<'a> {
 
 /// Reads and validates the whole table.
 pub fn read(schema: &Schema, bytes: &[u8], max_rows: u64) -> Result<Table, TablesError> {
+    read_whole(schema, bytes, max_rows, true)
+}
+
+/// Reads and validates the whole table by the exact reader only (one thread): for bytes the
+/// fast read of [`read_from`] already gave up on.
+pub fn read_exact(schema: &Schema, bytes: &[u8], max_rows: u64) -> Result<Table, TablesError> {
+    read_whole(schema, bytes, max_rows, false)
+}
+
+/// Reads and validates a CSV table by the fast read, its bytes taken from `src` a piece at a
+/// time (never all held at once); `None` when the fast read gives up or the table is not CSV,
+/// for the caller to read the bytes whole with [`read_exact`].
+pub fn read_from(
+    schema: &Schema,
+    src: &mut dyn Source,
+    max_rows: u64,
+) -> Option<Result<Table, TablesError>> {
+    if schema.format != TableFormat::Csv {
+        return None;
+    }
+    let start = std::time::Instant::now();
+    let mut b = Builder::new(schema, max_rows, 0);
+    let fast = super::parallel::read_from(schema, src, max_rows, &b.hasher)?;
+    (b.columns, b.rows, b.key_hashes) = (fast.columns, fast.rows, fast.key_hashes);
+    Some(finish(b, start))
+}
+
+fn read_whole(
+    schema: &Schema,
+    bytes: &[u8],
+    max_rows: u64,
+    fast: bool,
+) -> Result<Table, TablesError> {
     let start = std::time::Instant::now();
     let b = match schema.format {
-        TableFormat::Csv => read_csv(schema, bytes, max_rows)?,
+        TableFormat::Csv => read_csv(schema, bytes, max_rows, fast)?,
         TableFormat::JsonRows => {
             let mut b = Builder::new(schema, max_rows, 0);
             read_json(&mut b, bytes)?;
             b
         }
     };
+    finish(b, start)
+}
+
+/// The validated table of a builder whose cells were read since `start`.
+fn finish(b: Builder<'_>, start: std::time::Instant) -> Result<Table, TablesError> {
     let parsed = start.elapsed();
     let table = b.finish()?;
     tracing::debug!(
-        bytes = bytes.len(),
         rows = table.rows,
         parse_us = parsed.as_micros() as u64,
         keys_us = start.elapsed().saturating_sub(parsed).as_micros() as u64,
@@ -182,9 +220,13 @@ fn read_csv<'a>(
     schema: &'a Schema,
     bytes: &[u8],
     max_rows: u64,
+    fast: bool,
 ) -> Result<Builder<'a>, TablesError> {
     let mut b = Builder::new(schema, max_rows, 0);
-    if let Some(fast) = super::parallel::read(schema, bytes, max_rows, &b.hasher) {
+    if let Some(fast) = fast
+        .then(|| super::parallel::read(schema, bytes, max_rows, &b.hasher))
+        .flatten()
+    {
         b.columns = fast.columns;
         b.rows = fast.rows;
         b.key_hashes = fast.key_hashes;

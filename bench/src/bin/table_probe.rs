@@ -1,4 +1,4 @@
-//! Profiling probe of the cold table read: the data benchmark's file through the service's read path (`read_version`), then one page built and JSON-encoded, timed by phase (and the read's parts: file, digest, parse).
+//! Profiling probe of the cold table read: the data benchmark's file through the service's read path (`read_version`), then one page built and JSON-encoded, timed by phase (and the read's parts: file, digest, parse), and the first read's memory peak in this process.
 //!
 //! Usage: `cargo run --release -p rho-bench --bin table_probe [ITERATIONS]`; for instruction
 //! counts that load on the machine does not change, run the built binary under
@@ -19,6 +19,20 @@ use rho_actors::tables::read::read;
 use rho_actors::tables::schema::Schema;
 use rho_bench::{machine_line, scratch, table};
 use std::time::Instant;
+
+/// `VmRSS` and `VmHWM` of this process, in bytes.
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
 
 fn main() {
     let iterations: usize = std::env::args()
@@ -50,6 +64,27 @@ fn main() {
         text.len() as f64 / 1e6,
         table::ROWS
     );
+    let file_mb = text.len() as f64 / 1e6;
+    drop(text);
+    // The first read alone: the peak is reset (`5` > clear_refs) once the file is written.
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let (before, _) = memory();
+    let schema = Schema::from_decl(&decl).unwrap();
+    let table = read_version(&dir, "t.csv", &facts, &schema, bounds).unwrap();
+    let (after, peak) = memory();
+    drop(table);
+    let mb = |b: u64| b as f64 / 1e6;
+    match reset {
+        true => println!(
+            "first read_version alone (RSS, MB): before {:.1}, after {:.1}, peak {:.1} (+{:.1} = {:.2}x the file)",
+            mb(before),
+            mb(after),
+            mb(peak),
+            mb(peak.saturating_sub(before)),
+            mb(peak.saturating_sub(before)) / file_mb
+        ),
+        false => println!("first read_version alone: the peak could not be reset, not measured"),
+    }
     for _ in 0..iterations {
         // The cold read's parts one after another on this thread (the service overlaps the
         // digest with the parse, and skips it for a file verified unchanged since).
