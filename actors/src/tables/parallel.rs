@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// A piece holds at least this many bytes of records (a body no larger is read by one thread).
-const PIECE_BYTES: usize = 1 << 20;
+const PIECE_BYTES: usize = 1 << 18;
 /// Pieces a thread may read ahead of the next one to join, per thread.
 const AHEAD_PER_THREAD: usize = 2;
 
