@@ -10,6 +10,7 @@ import { RunScript } from "../work/RunScript";
 import { languageFor } from "./highlight";
 import { authorMarks, marksFor } from "./marks";
 import { directTyping, Sent } from "./typing";
+import { listenShown, StatusFeed } from "./statusFeed";
 
 const Remote = Annotation.define<boolean>();
 
@@ -20,25 +21,11 @@ export interface EditorParams {
   onHistory?: () => void;
 }
 
-/** The binding's latest status, for the few elements that show it. */
-class StatusFeed {
-  current: BindingStatus | null = null;
-  private readonly listeners = new Set<(s: BindingStatus) => void>();
-  set(s: BindingStatus): void {
-    this.current = s;
-    for (const l of this.listeners) l(s);
-  }
-  listen(l: (s: BindingStatus) => void): () => void {
-    this.listeners.add(l);
-    return () => void this.listeners.delete(l);
-  }
-}
-
 /** The feed's status in a component of its own, updated as a transition: a keystroke re-renders
- * only this, after its edit has left and its answer has been read (decision 0418). */
+ * only this, after its edit has left and its answer has been read (decisions 0418, 0419). */
 function useStatus(feed: StatusFeed): BindingStatus | null {
   const [status, setStatus] = useState<BindingStatus | null>(feed.current);
-  useEffect(() => feed.listen((s) => startTransition(() => setStatus(s))), [feed]);
+  useEffect(() => listenShown(feed, (s) => startTransition(() => setStatus(s))), [feed]);
   return status;
 }
 
