@@ -108,6 +108,41 @@ fn raw_prealloc_writes(dir: &Path, size: usize, cap: usize, budget: Duration) ->
     r
 }
 
+/// The journal's own I/O pattern for 64 writers without the journal: 64 frames of `size` per
+/// `pwrite` + fdatasync into a file that starts empty and, whenever a write would pass the
+/// zero-filled end, carries 1 MiB of zeros after its frames in the same `pwrite` (the in-band
+/// preallocation of decision 0009 at its steady step). In records per second: the limit of a
+/// group commit that keeps every sync off the file's size and extents by zero-filling ahead.
+fn raw_infill_64(dir: &Path, size: usize, budget: Duration) -> f64 {
+    const STEP: usize = 1 << 20;
+    let path = dir.join(format!("raw-infill-{size}"));
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let data = frame_bytes(size) * 64;
+    let mut buf = vec![0x5a; data];
+    let (mut off, mut allocated) = (0usize, 0usize);
+    let started = Instant::now();
+    let lat = time_loop(budget, 50, || {
+        buf.truncate(data);
+        if off + data > allocated {
+            allocated = (off + data).max(allocated + STEP);
+            buf.resize(allocated - off, 0);
+        }
+        f.write_all_at(&buf, off as u64).unwrap();
+        f.sync_data().unwrap();
+        off += data;
+    });
+    let r = 64.0 * rate(lat.len() as u64, started.elapsed());
+    drop(f);
+    let _ = std::fs::remove_file(&path);
+    r
+}
+
 /// Bytes the journal writes for one bench record of `size` payload bytes (its frame).
 fn frame_bytes(size: usize) -> usize {
     record(size, uuid::Uuid::nil()).frame_bytes()
@@ -355,7 +390,8 @@ fn replay_section(base: &Path, events: u64, tail_bytes: u64) -> String {
 
 /// One column alone, for tracing (`strace -f -c`, `perf stat`): `probe journal SIZE WRITERS MS`
 /// or `probe prealloc SIZE 1 MS` (the preallocated reference writing SIZE bytes), or
-/// `probe prealloc-frame SIZE 1 MS` (writing the journal frame of a SIZE-byte payload).
+/// `probe prealloc-frame SIZE 1 MS` (writing the journal frame of a SIZE-byte payload), or
+/// `probe infill-64 SIZE 64 MS` (64 frames per write over a tail zero-filled in-band).
 fn probe(args: &[String]) {
     let what = args[2].as_str();
     let size: usize = args[3].parse().unwrap();
@@ -367,6 +403,7 @@ fn probe(args: &[String]) {
         "prealloc" => raw_prealloc(&dir, size, budget),
         "prealloc-frame" => raw_prealloc(&dir, frame_bytes(size), budget),
         "prealloc-64" => raw_prealloc_64(&dir, size, budget),
+        "infill-64" => raw_infill_64(&dir, size, budget),
         "submit" => journal_submit_rate(&dir, "probe", size, writers, writers.min(2), budget),
         "prealloc-n" => {
             writers as f64
@@ -398,9 +435,9 @@ fn main() {
          Figures are medians over rounds; ratios are medians of per-round ratios.\n\n",
         budget.as_millis()
     ));
-    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | raw pwrite+fdatasync preallocated /s | preallocated, frame size /s | journal 1 writer /s | journal/raw | journal/preallocated | journal/preallocated frame size | journal 8 /s | journal 64 /s | 64 vs 1 | disk limit for 64 (64 frames per write) /s | journal 64/that limit | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 | submit 1 /s | submit 64 /s | submit 64 vs 1 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    report.push_str("| size | raw write+fdatasync /s | fdatasync p50 | raw pwrite+fdatasync preallocated /s | preallocated, frame size /s | journal 1 writer /s | journal/raw | journal/preallocated | journal/preallocated frame size | journal 8 /s | journal 64 /s | 64 vs 1 | disk limit for 64 (64 frames per write) /s | journal 64/that limit | SQLite 1 /s | SQLite 8 /s | SQLite 64 /s | journal/SQLite at 1 | at 64 | submit 1 /s | submit 64 /s | submit 64 vs 1 | limit with in-band zero-fill (64 frames per write) /s | that limit vs submit 1 | submit 64/that limit |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for size in SIZES {
-        let mut rows: Vec<[f64; 13]> = Vec::new();
+        let mut rows: Vec<[f64; 14]> = Vec::new();
         for round in 0..ROUNDS {
             let tag = format!("{size}-{round}");
             let (raw_rate, sync_p50) = raw(&dir, size, budget);
@@ -415,15 +452,17 @@ fn main() {
             let pre64 = raw_prealloc_64(&dir, size, budget);
             let q1 = journal_submit_rate(&dir, &format!("q1-{tag}"), size, 1, 1, budget);
             let q64 = journal_submit_rate(&dir, &format!("q64-{tag}"), size, 64, 2, budget);
+            let infill = raw_infill_64(&dir, size, budget);
             rows.push([
                 raw_rate, sync_p50, j1, j8, j64, s1, s8, s64, pre, pre_frame, pre64, q1, q64,
+                infill,
             ]);
         }
         let col = |i: usize| median(rows.iter().map(|r| r[i]).collect());
         let ratio = |a: usize, b: usize| median(rows.iter().map(|r| r[a] / r[b]).collect());
         report.push_str(&format!(
-            "| {size} B | {:.0} | {:.0} µs | {:.0} | {:.0} | {:.0} | {:.2}x | {:.2}x | {:.2}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.2}x | {:.0} | {:.0} | {:.0} | {:.2}x | {:.1}x | {:.0} | {:.0} | {:.1}x |\n",
-            col(0), col(1), col(8), col(9), col(2), ratio(2, 0), ratio(2, 8), ratio(2, 9), col(3), col(4), ratio(4, 2), col(10), ratio(4, 10), col(5), col(6), col(7), ratio(2, 5), ratio(4, 7), col(11), col(12), ratio(12, 11)
+            "| {size} B | {:.0} | {:.0} µs | {:.0} | {:.0} | {:.0} | {:.2}x | {:.2}x | {:.2}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.2}x | {:.0} | {:.0} | {:.0} | {:.2}x | {:.1}x | {:.0} | {:.0} | {:.1}x | {:.0} | {:.1}x | {:.2}x |\n",
+            col(0), col(1), col(8), col(9), col(2), ratio(2, 0), ratio(2, 8), ratio(2, 9), col(3), col(4), ratio(4, 2), col(10), ratio(4, 10), col(5), col(6), col(7), ratio(2, 5), ratio(4, 7), col(11), col(12), ratio(12, 11), col(13), ratio(13, 11), ratio(12, 13)
         ));
     }
     if !args.iter().any(|a| a == "--writes-only") {
