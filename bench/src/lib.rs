@@ -71,3 +71,18 @@ pub fn quantile_us(lat: &[Duration], q: f64) -> f64 {
 pub fn rate(count: u64, elapsed: Duration) -> f64 {
     count as f64 / elapsed.as_secs_f64().max(1e-9)
 }
+
+/// `VmRSS` and `VmHWM` (current and peak resident memory) of process `pid` ("self" for this
+/// one), in bytes; 0 where unreadable.
+pub fn memory(pid: &str) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}

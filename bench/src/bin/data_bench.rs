@@ -11,7 +11,7 @@
 
 use rho_bench::http::{Conn, Rho};
 use rho_bench::table::{csv, ROWS};
-use rho_bench::{machine_line, quantile_us, scratch, time_loop};
+use rho_bench::{machine_line, memory, quantile_us, scratch, time_loop};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -92,20 +92,6 @@ fn reference(path: &std::path::Path, cold: &std::path::Path) -> Option<Reference
     }
 }
 
-/// `VmRSS` and `VmHWM` of process `pid`, in bytes.
-fn memory(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(0, |kb| kb * 1024)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -159,13 +145,13 @@ fn main() {
             }
             q
         };
-        let before = memory(rho.child.id());
+        let before = memory(&rho.child.id().to_string());
         let t = Instant::now();
         let first = call(&mut c, &rho.token, "data.page", &page(&rref, 0, false));
         cold.push(t.elapsed().as_secs_f64() * 1000.0);
         assert_eq!(first["total"], ROWS);
         if round == 0 {
-            let after = memory(rho.child.id());
+            let after = memory(&rho.child.id().to_string());
             let mb = |b: u64| b as f64 / 1e6;
             mem_line = format!(
                 "memory of the first cold read (process RSS, MB): before {:.1}, after {:.1} (+{:.1} held: table and cached file state), peak {:.1} (+{:.1}); file {:.1} MB",

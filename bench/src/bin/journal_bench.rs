@@ -79,16 +79,21 @@ fn raw_prealloc_64(dir: &Path, size: usize, budget: Duration) -> f64 {
     64.0 * raw_prealloc_writes(dir, frame_bytes(size) * 64, 64 << 20, budget)
 }
 
-/// `pwrite` of `size` bytes then fdatasync per loop into a file of `cap` zeros, wrapping around.
-fn raw_prealloc_writes(dir: &Path, size: usize, cap: usize, budget: Duration) -> f64 {
-    let path = dir.join(format!("raw-prealloc-{size}"));
-    let mut f = OpenOptions::new()
+/// A new empty file at `path`, open for reading and writing (a reference's scratch file).
+fn empty_file(path: &Path) -> std::fs::File {
+    OpenOptions::new()
         .create(true)
         .truncate(true)
         .read(true)
         .write(true)
-        .open(&path)
-        .unwrap();
+        .open(path)
+        .unwrap()
+}
+
+/// `pwrite` of `size` bytes then fdatasync per loop into a file of `cap` zeros, wrapping around.
+fn raw_prealloc_writes(dir: &Path, size: usize, cap: usize, budget: Duration) -> f64 {
+    let path = dir.join(format!("raw-prealloc-{size}"));
+    let mut f = empty_file(&path);
     f.write_all(&vec![0u8; cap]).unwrap();
     f.sync_all().unwrap();
     let buf = vec![0x5a; size];
@@ -116,13 +121,7 @@ fn raw_prealloc_writes(dir: &Path, size: usize, cap: usize, budget: Duration) ->
 fn raw_infill_64(dir: &Path, size: usize, budget: Duration) -> f64 {
     const STEP: usize = 1 << 20;
     let path = dir.join(format!("raw-infill-{size}"));
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .unwrap();
+    let f = empty_file(&path);
     let data = frame_bytes(size) * 64;
     let mut buf = vec![0x5a; data];
     let (mut off, mut allocated) = (0usize, 0usize);

@@ -17,22 +17,8 @@ use rho_actors::tables::load::{read_version, TableBounds};
 use rho_actors::tables::query::{select, Sort};
 use rho_actors::tables::read::read;
 use rho_actors::tables::schema::Schema;
-use rho_bench::{machine_line, scratch, table};
+use rho_bench::{machine_line, memory, scratch, table};
 use std::time::Instant;
-
-/// `VmRSS` and `VmHWM` of this process, in bytes.
-fn memory() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(0, |kb| kb * 1024)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
 
 fn main() {
     let iterations: usize = std::env::args()
@@ -68,10 +54,10 @@ fn main() {
     drop(text);
     // The first read alone: the peak is reset (`5` > clear_refs) once the file is written.
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
-    let (before, _) = memory();
+    let (before, _) = memory("self");
     let schema = Schema::from_decl(&decl).unwrap();
     let table = read_version(&dir, "t.csv", &facts, &schema, bounds).unwrap();
-    let (after, peak) = memory();
+    let (after, peak) = memory("self");
     drop(table);
     let mb = |b: u64| b as f64 / 1e6;
     match reset {
